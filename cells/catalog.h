@@ -1,0 +1,23 @@
+// Torch-free view of the cell registry, for the command line (`recallbench list cells`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rb {
+
+struct CellInfo {
+  std::string name, description;
+  nlohmann::json knobs;     // {"transition": ..., "decay": ..., "conv": ...} where meaningful
+  nlohmann::json options;   // resolved sizing at the given width and budget
+  int64_t state_size = 0;   // numbers per layer per sequence
+  int64_t parameters = 0;   // parameters of one cell (one layer)
+};
+
+// Instantiates every registered cell at width `d_model` and `state_budget` (0 = default sizing).
+std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length);
+
+}  // namespace rb

@@ -1,0 +1,67 @@
+// Recurrent cells: the interface, and the cell registry.
+//
+// A cell is the sequence mixer of one block: x {B, T, D} → y {B, T, D}, causal. Every cell reports its
+// recurrent state size: the numbers it carries from one token to the next, per layer per sequence,
+// convolution buffer included. That number is what batteries match across cells.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "suite/core/registry.h"
+
+namespace rb {
+
+struct CellConfig {
+  int64_t d_model = 64;          // residual width D
+  int64_t state_budget = 0;      // target state per layer in numbers; 0 = the cell's default sizing
+  int64_t max_length = 0;        // longest sequence the cell will see (attention's state grows with it)
+  std::string impl = "auto";     // kernel implementation: auto|ref|chunked|fused
+  nlohmann::json options = nlohmann::json::object();  // cell-specific options (see each cell's defaults)
+};
+
+class Cell : public torch::nn::Module {
+ public:
+  // x {B, T, D} → {B, T, D}.
+  virtual torch::Tensor forward(const torch::Tensor& x) = 0;
+  // Numbers carried from token to token, per layer per sequence (convolution buffer included).
+  virtual int64_t state_size() const = 0;
+  // The options after defaults and budget sizing were resolved (heads, dims, ...).
+  virtual nlohmann::json resolved_options() const = 0;
+  // True for cells without any sense of order (softmax attention): the model adds learned positions.
+  virtual bool needs_positions() const { return false; }
+};
+
+struct CellEntry {
+  std::string name;          // knobs joined by '+', e.g. "diag+conv"
+  std::string description;
+  nlohmann::json knobs;      // e.g. {"transition": "diag", "decay": false, "conv": true}
+  nlohmann::json defaults;   // every option with its default
+  std::function<std::shared_ptr<Cell>(const CellConfig&)> make;
+};
+
+using CellRegistry = Registry<CellEntry>;
+
+// Builds a cell by name; unknown names or options are UsageErrors that list the valid ones.
+std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& config);
+
+// Depthwise causal convolution of width W over time on x {B, T, C}, followed by SiLU, as fla's
+// ShortConvolution and Mamba's conv1d. Carries W-1 inputs per channel as state.
+class ShortConvImpl : public torch::nn::Module {
+ public:
+  ShortConvImpl(int64_t channels, int64_t width = 4);
+  torch::Tensor forward(const torch::Tensor& x);
+  int64_t state_size() const { return channels_ * (width_ - 1); }
+
+ private:
+  int64_t channels_, width_;
+  torch::nn::Conv1d conv_{nullptr};
+};
+TORCH_MODULE(ShortConv);
+
+}  // namespace rb

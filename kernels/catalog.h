@@ -1,0 +1,15 @@
+// Torch-free view of the kernel registry, for the command line (`recallbench list kernels`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rb {
+
+struct KernelInfo {
+  std::string name, recurrence, impl, description;
+};
+
+std::vector<KernelInfo> kernel_catalog();
+
+}  // namespace rb

@@ -1,0 +1,40 @@
+// The kernel registry: every implementation of every recurrence, by name, so that one parameterized
+// test (tests/kernels/kernel_test.cpp) and one benchmark harness cover each the moment it exists.
+//
+// Dimension letters used throughout kernels/: B batch, H heads, T time, K key dim, V value dim, C chunk.
+// Layout: q, k {B, H, T, K}; v, o {B, H, T, V}; fp32.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "suite/core/registry.h"
+
+namespace rb {
+
+struct KernelShape {
+  int64_t B = 2, H = 2, T = 64, K = 16, V = 16;
+};
+
+// One implementation of one recurrence. Inputs come from the recurrence's own generator, so every
+// implementation of a recurrence sees identical inputs.
+struct KernelEntry {
+  std::string name;        // "<recurrence>_<impl>", e.g. "linear_attn_chunked"
+  std::string recurrence;  // "linear_attn"
+  std::string impl;        // "ref" | "chunked" | "fused"
+  std::string description;
+  // Random inputs of `shape` (requires_grad set on the differentiable ones), deterministic in `seed`.
+  std::function<std::vector<torch::Tensor>(const KernelShape& shape, uint64_t seed)> make_inputs;
+  // The forward pass: inputs → output.
+  std::function<torch::Tensor(const std::vector<torch::Tensor>& inputs)> forward;
+  // Floating-point operations of one forward pass at `shape` (for FLOP/s counters).
+  std::function<double(const KernelShape& shape)> flops;
+};
+
+using KernelRegistry = Registry<KernelEntry>;
+
+}  // namespace rb

@@ -1,0 +1,68 @@
+// Linear attention: reference and chunked forms, registered as kernels.
+#include "kernels/linear_attn/linear_attn.h"
+
+#include "kernels/kernel.h"
+
+namespace rb {
+
+torch::Tensor linear_attn_ref(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  const int64_t B = q.size(0), H = q.size(1), T = q.size(2), K = q.size(3), V = v.size(3);
+  auto S = torch::zeros({B, H, K, V}, q.options());  // S {B, H, K, V}
+  std::vector<torch::Tensor> outs;
+  outs.reserve(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t) {
+    auto kt = k.select(2, t);  // {B, H, K}
+    auto vt = v.select(2, t);  // {B, H, V}
+    S = S + kt.unsqueeze(-1) * vt.unsqueeze(-2);
+    outs.push_back(torch::matmul(q.select(2, t).unsqueeze(-2), S).squeeze(-2));  // {B, H, V}
+  }
+  return torch::stack(outs, 2);
+}
+
+torch::Tensor linear_attn_chunked(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                  int64_t chunk) {
+  const int64_t B = q.size(0), H = q.size(1), T = q.size(2), K = q.size(3), V = v.size(3);
+  auto S = torch::zeros({B, H, K, V}, q.options());
+  std::vector<torch::Tensor> outs;
+  for (int64_t s = 0; s < T; s += chunk) {
+    const int64_t C = std::min(chunk, T - s);
+    auto qc = q.narrow(2, s, C), kc = k.narrow(2, s, C), vc = v.narrow(2, s, C);  // {B, H, C, ·}
+    auto mask = torch::ones({C, C}, q.options().dtype(torch::kBool)).tril();
+    auto A = torch::matmul(qc, kc.transpose(-1, -2)).masked_fill(mask.logical_not(), 0.0);  // {B, H, C, C}
+    outs.push_back(torch::matmul(qc, S) + torch::matmul(A, vc));
+    S = S + torch::matmul(kc.transpose(-1, -2), vc);
+  }
+  return torch::cat(outs, 2);
+}
+
+namespace {
+
+std::vector<torch::Tensor> make_inputs(const KernelShape& s, uint64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
+  // Scaled so outputs stay O(1) over long sequences.
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.K * s.T));
+  auto q = at::randn({s.B, s.H, s.T, s.K}, gen, opts);
+  auto k = at::randn({s.B, s.H, s.T, s.K}, gen, opts) * scale;
+  auto v = at::randn({s.B, s.H, s.T, s.V}, gen, opts);
+  return {q.requires_grad_(), k.requires_grad_(), v.requires_grad_()};
+}
+
+double flops(const KernelShape& s) {
+  // Per token per head: state update 2KV, readout 2KV.
+  return 4.0 * s.B * s.H * s.T * s.K * s.V;
+}
+
+}  // namespace
+
+RB_REGISTER(KernelRegistry, la_ref,
+            KernelEntry{"linear_attn_ref", "linear_attn", "ref", "token-by-token LibTorch ops", make_inputs,
+                        [](const std::vector<torch::Tensor>& x) { return linear_attn_ref(x[0], x[1], x[2]); },
+                        flops});
+RB_REGISTER(KernelRegistry, la_chunked,
+            KernelEntry{"linear_attn_chunked", "linear_attn", "chunked", "chunk 64: masked intra-chunk GEMM + state",
+                        make_inputs,
+                        [](const std::vector<torch::Tensor>& x) { return linear_attn_chunked(x[0], x[1], x[2]); },
+                        flops});
+
+}  // namespace rb

@@ -1,0 +1,91 @@
+// recallbench list [cells|tasks|batteries|kernels]
+#include <fmt/format.h>
+
+#include "cells/catalog.h"
+#include "kernels/catalog.h"
+#include "suite/battery.h"
+#include "suite/cli.h"
+#include "suite/core/errors.h"
+#include "tasks/task.h"
+
+namespace rb {
+namespace {
+
+struct ListOptions {
+  std::string kind = "all";
+  int64_t d_model = 64;
+  int64_t budget = 0;
+  int64_t length = 64;
+  bool json = false;
+};
+
+int run_list(const ListOptions& o) {
+  nlohmann::json out;
+  const bool all = o.kind == "all";
+  if (all || o.kind == "cells") {
+    auto cells = cell_catalog(o.d_model, o.budget, o.length);
+    nlohmann::json arr = nlohmann::json::array();
+    if (!o.json) {
+      fmt::print("cells (d_model {}, state budget {}, length {}):\n", o.d_model,
+                 o.budget ? std::to_string(o.budget) : "default", o.length);
+      fmt::print("  {:<22} {:>10} {:>10}  {:<40} {}\n", "name", "state", "params", "knobs", "description");
+    }
+    for (const auto& c : cells) {
+      arr.push_back({{"name", c.name}, {"description", c.description}, {"knobs", c.knobs}, {"options", c.options},
+                     {"state_size", c.state_size}, {"parameters", c.parameters}});
+      if (!o.json)
+        fmt::print("  {:<22} {:>10} {:>10}  {:<40} {}\n", c.name, c.state_size, c.parameters, c.knobs.dump(),
+                   c.description);
+    }
+    out["cells"] = arr;
+  }
+  if (all || o.kind == "tasks") {
+    nlohmann::json arr = nlohmann::json::array();
+    if (!o.json) fmt::print("tasks:\n");
+    for (const auto& t : TaskRegistry::instance().entries()) {
+      arr.push_back({{"name", t.name}, {"description", t.description}, {"defaults", t.defaults}});
+      if (!o.json) fmt::print("  {:<12} {}\n  {:<12} options: {}\n", t.name, t.description, "", t.defaults.dump());
+    }
+    out["tasks"] = arr;
+  }
+  if (all || o.kind == "batteries") {
+    nlohmann::json arr = nlohmann::json::array();
+    if (!o.json) fmt::print("batteries:\n");
+    for (const auto& b : BatteryRegistry::instance().entries()) {
+      const auto runs = b.plan();
+      arr.push_back({{"name", b.name}, {"description", b.description}, {"runs", runs.size()}});
+      if (!o.json) fmt::print("  {:<12} {:>5} runs  {}\n", b.name, runs.size(), b.description);
+    }
+    out["batteries"] = arr;
+  }
+  if (all || o.kind == "kernels") {
+    nlohmann::json arr = nlohmann::json::array();
+    if (!o.json) fmt::print("kernels:\n");
+    for (const auto& k : kernel_catalog()) {
+      arr.push_back({{"name", k.name}, {"recurrence", k.recurrence}, {"impl", k.impl}, {"description", k.description}});
+      if (!o.json) fmt::print("  {:<28} {:<8} {}\n", k.name, k.impl, k.description);
+    }
+    out["kernels"] = arr;
+  }
+  if (o.json) fmt::print("{}\n", out.dump(2));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, Commands& commands) {
+  auto opts = std::make_shared<ListOptions>();
+  auto* sub = app.add_subcommand("list", "List registered cells, tasks, batteries or kernels");
+  sub->add_option("kind", opts->kind, "What to list: cells, tasks, batteries, kernels (default: all)")
+      ->check(CLI::IsMember({"all", "cells", "tasks", "batteries", "kernels"}));
+  sub->add_option("--d-model", opts->d_model, "Model width at which cells are sized (default 64)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--budget", opts->budget, "State budget per layer in numbers; 0 = each cell's default")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--length", opts->length, "Sequence length (attention's state grows with it; default 64)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--json", opts->json, "One JSON object on stdout");
+  commands.push_back({sub, [opts]() { return run_list(*opts); }});
+}
+
+}  // namespace rb

@@ -1,0 +1,93 @@
+#include "suite/core/context.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace rb {
+namespace {
+
+std::string run_command(const std::string& cmd) {
+  std::array<char, 256> buf{};
+  std::string out;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return out;
+  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+  ::pclose(pipe);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto pos = line.find(':');
+      if (pos != std::string::npos) return line.substr(pos + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string git_commit() {
+  const std::string src = RECALLBENCH_SOURCE_DIR;
+  if (!std::filesystem::exists(std::filesystem::path(src) / ".git")) return "";
+  std::string commit = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  if (commit.empty()) return "";
+  if (!run_command("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty())
+    commit += "-dirty";
+  return commit;
+}
+
+}  // namespace
+
+std::string loaded_blas() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> libs;
+  std::string line;
+  while (std::getline(maps, line)) {
+    auto pos = line.find('/');
+    if (pos == std::string::npos) continue;
+    std::string path = line.substr(pos);
+    const std::string file = std::filesystem::path(path).filename().string();
+    if (file.find("blas") == std::string::npos && file.find("mkl") == std::string::npos) continue;
+    std::error_code ec;
+    auto resolved = std::filesystem::canonical(path, ec);
+    libs.insert(ec ? path : resolved.string());
+  }
+  std::string out;
+  for (const auto& l : libs) out += (out.empty() ? "" : ", ") + l;
+  return out;
+}
+
+nlohmann::json capture_context(int threads) {
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[32];
+  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json c;
+  c["recallbench_version"] = RECALLBENCH_VERSION;
+  c["git_commit"] = git_commit();
+  c["date"] = date;
+  c["host"] = host;
+  c["cpu_model"] = cpu_model();
+  c["cores"] = std::thread::hardware_concurrency();
+  c["threads"] = threads;
+  c["compiler"] = RECALLBENCH_COMPILER;
+  c["libtorch_version"] = RECALLBENCH_TORCH_VERSION;
+  c["blas"] = loaded_blas();
+  c["build_type"] = RECALLBENCH_BUILD_TYPE;
+  return c;
+}
+
+}  // namespace rb

@@ -1,0 +1,19 @@
+// The run context: facts about the machine and build, captured once per process and attached to every
+// result so that a number can always be traced back to where it came from.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace rb {
+
+// Returns the context as JSON: recallbench_version, git_commit (of the recallbench source checkout, when
+// it is one; "dirty" marks uncommitted changes), date (UTC, ISO 8601), host, cpu_model, cores, threads
+// (LibTorch intra-op threads each run uses), compiler, libtorch_version, blas (the BLAS library mapped
+// into this process, resolved through symlinks), build_type.
+// `threads` is passed in because the torch-free core cannot ask LibTorch.
+nlohmann::json capture_context(int threads);
+
+// The BLAS shared libraries loaded in this process (from /proc/self/maps), resolved; empty if none yet.
+std::string loaded_blas();
+
+}  // namespace rb

@@ -1,0 +1,82 @@
+#include "suite/core/json_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "suite/core/errors.h"
+
+namespace rb {
+
+void write_json_atomic(const std::filesystem::path& path, const json& value, int indent) {
+  namespace fs = std::filesystem;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
+
+  const std::string text = value.dump(indent) + "\n";
+  // Unique temporary name per process and call, so concurrent writers never share one.
+  std::random_device rd;
+  const fs::path tmp = dir / ("." + path.filename().string() + "." + std::to_string(::getpid()) + "." +
+                              std::to_string(rd()) + ".tmp");
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw UsageError("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string err = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw UsageError("cannot write " + tmp.string() + ": " + err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string err = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw UsageError("cannot rename " + tmp.string() + " to " + path.string() + ": " + err);
+  }
+}
+
+json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw UsageError("malformed JSON in " + path.string() + ": " + e.what());
+  }
+}
+
+template <class T>
+T require_field(const json& object, const std::string& key, const std::string& where) {
+  if (!object.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(object.type_name()));
+  auto it = object.find(key);
+  if (it == object.end()) throw UsageError(where + ": missing field '" + key + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw UsageError(where + ": field '" + key + "' has the wrong type (got " + std::string(it->type_name()) + ")");
+  }
+}
+
+template std::string require_field<std::string>(const json&, const std::string&, const std::string&);
+template int64_t require_field<int64_t>(const json&, const std::string&, const std::string&);
+template int require_field<int>(const json&, const std::string&, const std::string&);
+template double require_field<double>(const json&, const std::string&, const std::string&);
+template bool require_field<bool>(const json&, const std::string&, const std::string&);
+template json require_field<json>(const json&, const std::string&, const std::string&);
+
+}  // namespace rb

@@ -1,0 +1,103 @@
+#include "suite/core/spec.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+#include "suite/core/rng.h"
+
+namespace rb {
+
+std::string short_hash(const json& j) {
+  return fmt::format("{:012x}", hash_string(j.dump()) & 0xFFFFFFFFFFFFull);
+}
+
+json RunSpec::to_json() const {
+  return json{
+      {"cell", {{"name", cell.name}, {"options", cell.options}}},
+      {"model",
+       {{"d_model", model.d_model}, {"layers", model.layers}, {"state_budget", model.state_budget},
+        {"mlp", model.mlp}}},
+      {"task", {{"name", task.name}, {"options", task.options}}},
+      {"train",
+       {{"steps", train.steps},
+        {"batch", train.batch},
+        {"lr", train.lr},
+        {"weight_decay", train.weight_decay},
+        {"warmup", train.warmup},
+        {"eval_every", train.eval_every},
+        {"eval_examples", train.eval_examples},
+        {"threshold", train.threshold},
+        {"curriculum", train.curriculum},
+        {"curriculum_options", train.curriculum_options},
+        {"impl", train.impl}}},
+      {"seed", seed},
+  };
+}
+
+namespace {
+NamedSpec named_from_json(const json& j, const std::string& where) {
+  NamedSpec s;
+  s.name = require_field<std::string>(j, "name", where);
+  if (j.contains("options")) {
+    s.options = j.at("options");
+    if (!s.options.is_object()) throw UsageError(where + ": field 'options' must be an object");
+  }
+  return s;
+}
+}  // namespace
+
+RunSpec RunSpec::from_json(const json& j, const std::string& where) {
+  RunSpec s;
+  s.cell = named_from_json(require_field<json>(j, "cell", where), where + ".cell");
+  s.task = named_from_json(require_field<json>(j, "task", where), where + ".task");
+  const json m = require_field<json>(j, "model", where);
+  const std::string mw = where + ".model";
+  s.model.d_model = require_field<int64_t>(m, "d_model", mw);
+  s.model.layers = require_field<int64_t>(m, "layers", mw);
+  s.model.state_budget = require_field<int64_t>(m, "state_budget", mw);
+  s.model.mlp = require_field<bool>(m, "mlp", mw);
+  const json t = require_field<json>(j, "train", where);
+  const std::string tw = where + ".train";
+  s.train.steps = require_field<int64_t>(t, "steps", tw);
+  s.train.batch = require_field<int64_t>(t, "batch", tw);
+  s.train.lr = require_field<double>(t, "lr", tw);
+  s.train.weight_decay = require_field<double>(t, "weight_decay", tw);
+  s.train.warmup = require_field<double>(t, "warmup", tw);
+  s.train.eval_every = require_field<int64_t>(t, "eval_every", tw);
+  s.train.eval_examples = require_field<int64_t>(t, "eval_examples", tw);
+  s.train.threshold = require_field<double>(t, "threshold", tw);
+  s.train.curriculum = require_field<std::string>(t, "curriculum", tw);
+  s.train.curriculum_options = require_field<json>(t, "curriculum_options", tw);
+  s.train.impl = require_field<std::string>(t, "impl", tw);
+  s.seed = require_field<int64_t>(j, "seed", where);
+  return s;
+}
+
+std::string RunSpec::config_key() const {
+  json canonical = to_json();
+  canonical.erase("seed");
+  std::string key = task.name + "/" + cell.name;
+  for (const auto& [k, v] : task.options.items()) {
+    if (v.is_primitive()) key += "/" + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  if (train.curriculum != "none") key += "/curriculum:" + train.curriculum;
+  return key + "/" + short_hash(canonical);
+}
+
+std::string RunSpec::key() const { return config_key() + "/seed:" + std::to_string(seed); }
+
+std::string RunSpec::file_name() const {
+  std::string name;
+  for (char c : key()) {
+    if (c == '/') name += "__";
+    else if (c == ':') name += '-';
+    else if (std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '_' || c == '.') name += c;
+    else name += '_';
+  }
+  return name + ".json";
+}
+
+}  // namespace rb

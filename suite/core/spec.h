@@ -1,0 +1,70 @@
+// Run specifications: what one training run is, in canonical JSON, with a stable key.
+//
+// One run = (cell spec, model spec, task spec, training spec, seed). Its key joins results to baselines,
+// so it must never change for the same spec:
+//   config key  mqar/diag+conv/length:64/pairs:8/vocab:256/3fa9c2d1e0b4   (all but the seed)
+//   run key     <config key>/seed:3
+// The readable part lists the task's scalar options; the trailing hash covers the whole canonical spec
+// (cell options, model shape, training recipe), so two configs that differ anywhere differ in key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rb {
+
+using json = nlohmann::json;
+
+// A registered unit with its options, e.g. {"mqar", {"pairs": 8, "length": 64}}.
+struct NamedSpec {
+  std::string name;
+  json options = json::object();  // resolved options (defaults filled in by the unit's factory)
+};
+
+// The model wrapper around a cell: embedding → layers × (norm → cell → residual → norm → MLP →
+// residual) → norm → head.
+struct ModelSpec {
+  int64_t d_model = 64;       // residual width
+  int64_t layers = 2;         // number of blocks
+  int64_t state_budget = 0;   // recurrent state per layer, in numbers; 0 = the cell's own default sizing
+  bool mlp = true;            // MLP after each cell (false: identity state mixer, as in Zoology's MQAR configs)
+};
+
+// The training recipe.
+struct TrainSpec {
+  int64_t steps = 2000;              // maximum optimiser steps
+  int64_t batch = 64;                // sequences per step, generated on the fly
+  double lr = 3e-3;                  // peak learning rate (AdamW)
+  double weight_decay = 0.1;         // AdamW decoupled weight decay
+  double warmup = 0.05;              // linear warmup, as a fraction of `steps`; cosine decay to 0 after
+  int64_t eval_every = 50;           // steps between evaluations on the held-out set
+  int64_t eval_examples = 512;       // size of the fixed held-out set
+  double threshold = 0.99;           // lock-in: held-out accuracy ≥ threshold (training stops there)
+  std::string curriculum = "none";   // curriculum name (tasks/curriculum.h)
+  json curriculum_options = json::object();
+  std::string impl = "auto";         // kernel implementation the cell trains on: auto|ref|chunked|fused
+};
+
+struct RunSpec {
+  NamedSpec cell;
+  ModelSpec model;
+  NamedSpec task;
+  TrainSpec train;
+  int64_t seed = 0;
+
+  json to_json() const;
+  // Parses and checks types; throws UsageError naming the field (`where` prefixes messages).
+  static RunSpec from_json(const json& j, const std::string& where = "run spec");
+
+  std::string config_key() const;  // all but the seed
+  std::string key() const;         // config_key() + "/seed:N"
+  // A file name for the run's result, unique per key and safe on every file system.
+  std::string file_name() const;
+};
+
+// 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical).
+std::string short_hash(const json& j);
+
+}  // namespace rb

@@ -1,0 +1,39 @@
+// Training one run: the torch-free interface the command line and the workers call.
+// The implementation (model.cpp, trainer.cpp) is the only place that builds models and touches LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "suite/core/spec.h"
+
+namespace rb {
+
+inline constexpr int kRunSchemaVersion = 1;
+
+struct TrainProgress {
+  int64_t seed = 0;
+  int64_t step = 0, steps = 0;
+  double loss = 0.0;           // mean training loss since the previous report
+  double accuracy = -1.0;      // latest held-out accuracy (-1 before the first evaluation)
+  double steps_per_second = 0.0;
+  std::string stage;           // curriculum stage, "" without a curriculum
+};
+using ProgressFn = std::function<void(const TrainProgress&)>;
+
+// Fills in defaults through the registries (task options, cell sizing) so that equal runs have equal
+// keys however they were spelled. Unknown names, options or impossible configs: UsageError.
+RunSpec resolve_spec(RunSpec spec);
+
+// Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its result
+// document (schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
+// throw: the result says status "diverged" with a message.
+nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads = 1);
+
+// Sets LibTorch's intra-op thread count for this process.
+void set_torch_threads(int threads);
+
+}  // namespace rb

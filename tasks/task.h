@@ -1,0 +1,70 @@
+// Synthetic tasks: the interface every task implements, and the task registry.
+//
+// Tasks are torch-free: a task generates integer token sequences and labels; the trainer turns them
+// into tensors. Generation is deterministic: the same options and seed give the same batch, on any
+// machine (suite/core/rng.h).
+//
+// Labels follow the next-token convention of Zoology: label[t] is what the model must emit after
+// reading inputs[0..t]; kIgnore marks positions that carry no loss and no accuracy.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "suite/core/registry.h"
+
+namespace rb {
+
+inline constexpr int64_t kIgnore = -100;
+
+// A batch of `n` sequences of `length` tokens, row-major {n, length}.
+struct Batch {
+  int64_t n = 0;
+  int64_t length = 0;
+  std::vector<int64_t> inputs;  // token ids in [0, vocab)
+  std::vector<int64_t> labels;  // target ids, or kIgnore
+  int64_t at(int64_t row, int64_t t) const { return inputs[row * length + t]; }
+  int64_t label(int64_t row, int64_t t) const { return labels[row * length + t]; }
+};
+
+// What a curriculum asks of the generator at the current stage of training. Tasks read the fields that
+// make sense for them and ignore the rest; nothing set means "the task as configured".
+struct Difficulty {
+  std::optional<int64_t> max_distance;  // cap on the distance between a pair and its query
+  std::optional<int64_t> length;        // sequence length to generate (≤ the configured length)
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  // The options after defaults were filled in; recorded with every result and hashed into its key.
+  virtual const nlohmann::json& options() const = 0;
+  virtual int64_t vocab_size() const = 0;
+  virtual int64_t length() const = 0;
+  // Generates `n` sequences from `seed`. Same arguments → identical batch.
+  virtual Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty = {}) const = 0;
+  // Information the model must retain, in bits (K·log2 V for K pairs over V values); 0 if not meaningful.
+  virtual double capacity_bits() const { return 0.0; }
+  // A readable rendering of one row of a batch, keys/values/queries marked.
+  virtual std::string render(const Batch& batch, int64_t row) const;
+};
+
+struct TaskEntry {
+  std::string name;
+  std::string description;
+  nlohmann::json defaults;  // every option with its default value
+  std::function<std::unique_ptr<Task>(const nlohmann::json& options)> make;
+};
+
+using TaskRegistry = Registry<TaskEntry>;
+
+// Builds a task by name; unknown names or options are UsageErrors listing the valid ones.
+std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& options);
+
+}  // namespace rb

@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  auto d = fs::temp_directory_path() / ("rb_json_io_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(JsonIo, AtomicWriteLeavesNoTemporaries) {
+  const auto dir = temp_dir();
+  const auto path = dir / "sub" / "a.json";
+  write_json_atomic(path, {{"x", 1}});
+  write_json_atomic(path, {{"x", 2}});
+  EXPECT_EQ(read_json_file(path)["x"], 2);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(path.parent_path())) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+  fs::remove_all(dir);
+}
+
+TEST(JsonIo, MalformedJsonNamesTheFile) {
+  const auto dir = temp_dir();
+  const auto path = dir / "bad.json";
+  std::ofstream(path) << "{\"x\": 1,";
+  try {
+    read_json_file(path);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed JSON in " + path.string()), std::string::npos);
+  }
+  EXPECT_THROW(read_json_file(dir / "missing.json"), UsageError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rb
