@@ -1,25 +1,33 @@
-// The command line: each subcommand lives in its own cmd_*.cpp and adds itself to the app through one
-// of these functions; main.cpp dispatches and maps errors to exit codes.
+// The command line: each subcommand lives in its own suite/cmd_*.cpp and registers itself with one line:
+//
+//   RB_REGISTER(CommandRegistry, stats, CommandEntry{"stats", "Exact tests ...", &add_stats_command});
+//
+// `add` declares the subcommand's options on `sub` and returns the function that runs it (returning the
+// process exit code). main.cpp builds the app from the registry, dispatches, and maps exceptions to exit
+// codes: UsageError → 2 (message and hint on stderr), anything else → 4.
 #pragma once
 
 #include <functional>
 #include <string>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "suite/core/registry.h"
+
 namespace rb {
 
-struct Command {
-  CLI::App* app;
-  std::function<int()> run;  // returns the process exit code
-};
-using Commands = std::vector<Command>;
+using CommandFn = std::function<int()>;
 
-void add_list_command(CLI::App& app, Commands& commands);
-void add_run_command(CLI::App& app, Commands& commands);
-void add_version_command(CLI::App& app, Commands& commands);
-// Subcommands whose issues have not landed yet: each says so and exits 2.
-void add_unbuilt_commands(CLI::App& app, Commands& commands);
+struct CommandEntry {
+  std::string name;
+  std::string help;
+  std::function<CommandFn(CLI::App& sub)> add;
+};
+
+using CommandRegistry = Registry<CommandEntry>;
+
+// Commands the product will have; those not registered yet say "not built yet" and exit 2.
+inline const char* const kPlannedCommands[] = {"list",  "run",   "plan",  "merge",  "slurm", "sample", "report",
+                                               "compare", "baseline", "stats", "bench", "version"};
 
 }  // namespace rb

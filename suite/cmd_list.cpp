@@ -73,9 +73,9 @@ int run_list(const ListOptions& o) {
 
 }  // namespace
 
-void add_list_command(CLI::App& app, Commands& commands) {
+CommandFn add_list_command(CLI::App& s) {
+  auto* sub = &s;
   auto opts = std::make_shared<ListOptions>();
-  auto* sub = app.add_subcommand("list", "List registered cells, tasks, batteries or kernels");
   sub->add_option("kind", opts->kind, "What to list: cells, tasks, batteries, kernels (default: all)")
       ->check(CLI::IsMember({"all", "cells", "tasks", "batteries", "kernels"}));
   sub->add_option("--d-model", opts->d_model, "Model width at which cells are sized (default 64)")
@@ -85,7 +85,10 @@ void add_list_command(CLI::App& app, Commands& commands) {
   sub->add_option("--length", opts->length, "Sequence length (attention's state grows with it; default 64)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--json", opts->json, "One JSON object on stdout");
-  commands.push_back({sub, [opts]() { return run_list(*opts); }});
+  return [opts]() { return run_list(*opts); };
 }
+
+RB_REGISTER(CommandRegistry, list,
+            CommandEntry{"list", "List registered cells, tasks, batteries or kernels", add_list_command});
 
 }  // namespace rb

@@ -142,9 +142,9 @@ int run_run(RunOptions& o) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, Commands& commands) {
+CommandFn add_run_command(CLI::App& s) {
+  auto* sub = &s;
   auto o = std::make_shared<RunOptions>();
-  auto* sub = app.add_subcommand("run", "Train and score runs (a battery, or one cell on one task over seeds)");
   sub->add_option("--battery", o->battery, "Named battery to run (see `recallbench list batteries`)");
   sub->add_option("--cell", o->cell, "Cell name (see `recallbench list cells`)");
   sub->add_option("--task", o->task, "Task name (see `recallbench list tasks`)");
@@ -171,7 +171,10 @@ void add_run_command(CLI::App& app, Commands& commands) {
   sub->add_option("--threads", o->threads, "LibTorch threads per run (default 1; results are identical at 1)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--force", o->force, "Retrain runs whose result files already exist");
-  commands.push_back({sub, [o]() { return run_run(*o); }});
+  return [o]() { return run_run(*o); };
 }
+
+RB_REGISTER(CommandRegistry, run,
+            CommandEntry{"run", "Train and score runs (a battery, or one cell on one task over seeds)", add_run_command});
 
 }  // namespace rb

@@ -1,7 +1,7 @@
 // recallbench: the command line. Exit codes (every command): 0 success, 1 significant regression,
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
 #include <cstdio>
-#include <iostream>
+#include <vector>
 
 #include "suite/cli.h"
 #include "suite/core/errors.h"
@@ -14,12 +14,21 @@ int main(int argc, char** argv) {
       "4 internal error.",
       "recallbench"};
   app.require_subcommand(1);
-  app.fallthrough(false);
-  rb::Commands commands;
-  rb::add_list_command(app, commands);
-  rb::add_run_command(app, commands);
-  rb::add_version_command(app, commands);
-  rb::add_unbuilt_commands(app, commands);
+  std::vector<std::pair<CLI::App*, rb::CommandFn>> commands;
+  for (const auto& entry : rb::CommandRegistry::instance().entries()) {
+    auto* sub = app.add_subcommand(entry.name, entry.help);
+    commands.emplace_back(sub, entry.add(*sub));
+  }
+  for (const char* name : rb::kPlannedCommands) {
+    if (rb::CommandRegistry::instance().find(name)) continue;
+    auto* sub = app.add_subcommand(name, "(not built yet in this version)");
+    sub->allow_extras();
+    const std::string n = name;
+    commands.emplace_back(sub, [n]() {
+      std::fprintf(stderr, "recallbench %s: not built yet in this version\n", n.c_str());
+      return static_cast<int>(rb::kExitUsage);
+    });
+  }
 
   try {
     app.parse(argc, argv);
@@ -28,10 +37,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+    const bool known = argc > 1 && rb::CommandRegistry::instance().find(argv[1]) != nullptr;
+    bool planned = false;
+    for (const char* name : rb::kPlannedCommands) planned = planned || (argc > 1 && std::string(argv[1]) == name);
+    if (argc > 1 && argv[1][0] != '-' && !known && !planned) {
       std::string valid;
-      for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-        valid += (valid.empty() ? "" : ", ") + sub->get_name();
+      for (const auto& [sub, fn] : commands) valid += (valid.empty() ? "" : ", ") + sub->get_name();
       std::fprintf(stderr, "recallbench: unknown command '%s'\n  valid commands: %s\n", argv[1], valid.c_str());
       return rb::kExitUsage;
     }
@@ -40,8 +51,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    for (const auto& c : commands)
-      if (c.app->parsed()) return c.run();
+    for (const auto& [sub, fn] : commands)
+      if (sub->parsed()) return fn();
     std::fprintf(stderr, "recallbench: no command given; see --help\n");
     return rb::kExitUsage;
   } catch (const rb::UsageError& e) {
