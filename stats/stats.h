@@ -1,0 +1,221 @@
+// Statistics for lock-in counts and timings: exact tests on 2x2 tables (Fisher, Boschloo), binomial
+// intervals and the exact binomial test, Mann-Whitney U, multiple-comparison adjustment, and power and
+// seed planning for the Fisher test. Torch-free; Boost.Math supplies distributions and special functions,
+// the test logic is ours. Everything is computed in log space, so counts from 0 up to tens of thousands
+// neither overflow nor underflow to a wrong 0.
+//
+// Conventions used throughout:
+//   - A 2x2 table has rows = two configurations, columns = (locked in, not locked in):
+//         | a  b |   row 1: a successes, b failures (n1 = a + b)
+//         | c  d |   row 2: c successes, d failures (n2 = c + d)
+//     "7/10 vs 1/10" is Table2x2{7, 3, 1, 9}.
+//   - Alternative::kGreater means "row 1 has the higher success rate" (odds ratio > 1), kLess the reverse;
+//     the same as R's fisher.test and SciPy's fisher_exact.
+//   - Bad input (negative counts, k > n, p outside [0, 1], empty samples, level outside (0, 1)) throws
+//     rb::UsageError with a "got X, expected Y" message (the CLI maps it to exit code 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rb::stats {
+
+// Which alternative hypothesis a test uses.
+enum class Alternative { kTwoSided, kGreater, kLess };
+
+// Parses "two-sided" (also "two_sided", "two.sided"), "greater", "less"; throws UsageError otherwise.
+Alternative parse_alternative(std::string_view name);
+// "two-sided", "greater" or "less".
+const char* alternative_name(Alternative alt);
+
+// A 2x2 table of counts (see the conventions above). All counts must be >= 0.
+struct Table2x2 {
+  int64_t a = 0;  // row 1 successes
+  int64_t b = 0;  // row 1 failures
+  int64_t c = 0;  // row 2 successes
+  int64_t d = 0;  // row 2 failures
+};
+
+// Throws UsageError when any count is negative.
+void validate(const Table2x2& t);
+
+// ---------------------------------------------------------------------------------------------------
+// Fisher's exact test
+// ---------------------------------------------------------------------------------------------------
+
+// Relative tolerance of the two-sided Fisher (and binomial) test: tables whose probability is
+// <= p_observed * (1 + kTwoSidedRelTol) count as "at least as extreme" (R's fisher.test / binom.test).
+inline constexpr double kTwoSidedRelTol = 1e-7;
+
+struct FisherResult {
+  double p_value = 1.0;        // p for the requested alternative
+  double p_two_sided = 1.0;    // sum of P(table) over tables with P <= P(observed) * (1 + 1e-7)
+  double p_greater = 1.0;      // P(A >= a): row 1 has the higher rate
+  double p_less = 1.0;         // P(A <= a): row 1 has the lower rate
+  double odds_ratio = 0.0;     // sample odds ratio a*d / (b*c); +inf when b*c = 0 < a*d; NaN when a
+                               // row or column total is 0 (SciPy's convention)
+  double conditional_odds_ratio = 0.0;  // conditional maximum-likelihood estimate (R's fisher.test
+                                        // "estimate"): 0 at the lower end of the support, +inf at the
+                                        // upper end, NaN when a row or column total is 0
+  double ci_low = 0.0;         // exact conditional interval for the odds ratio at conf_level:
+  double ci_high = 0.0;        //   two-sided: equal tails; greater: [low, +inf]; less: [0, high]
+  double conf_level = 0.95;    // the level of [ci_low, ci_high]
+  Alternative alternative = Alternative::kTwoSided;  // the alternative p_value refers to
+};
+
+// Fisher's exact test with the odds-ratio estimates and the exact conditional interval.
+// Example: fisher_exact({7, 3, 1, 9}).p_value == 0.01978...; fisher_exact({6, 0, 0, 6},
+// Alternative::kGreater).p_value == 0.001082... (= 1 / C(12, 6)).
+FisherResult fisher_exact(const Table2x2& t, Alternative alt = Alternative::kTwoSided, double conf_level = 0.95);
+
+// Only the p-value of Fisher's exact test (cheaper: no odds-ratio root finding).
+double fisher_p_value(const Table2x2& t, Alternative alt = Alternative::kTwoSided);
+
+// ---------------------------------------------------------------------------------------------------
+// Boschloo's exact test (unconditional; more powerful than Fisher for small tables)
+// ---------------------------------------------------------------------------------------------------
+
+struct BoschlooResult {
+  double p_value = 1.0;    // sup over the nuisance success rate pi of P(Fisher p <= observed Fisher p);
+                           // two-sided: 2 * min(one-sided p-values), capped at 1 (SciPy's convention)
+  double statistic = 1.0;  // the observed table's one-sided Fisher p-value used as the ordering statistic
+                           // (for two-sided: that of the side giving the smaller p-value)
+  double nuisance = 0.0;   // the pi at which the supremum was found
+  Alternative alternative = Alternative::kTwoSided;
+};
+
+// Boschloo's exact test. Cost grows as n1 * n2 * (grid points); meant for small tables (rows up to a few
+// hundred). The supremum over pi is taken on a grid of `grid` points refined by golden-section search.
+BoschlooResult boschloo_exact(const Table2x2& t, Alternative alt = Alternative::kTwoSided, int grid = 64);
+
+// ---------------------------------------------------------------------------------------------------
+// Binomial: intervals and the exact test
+// ---------------------------------------------------------------------------------------------------
+
+// A closed interval [low, high] for a proportion.
+struct Interval {
+  double low = 0.0;
+  double high = 1.0;
+};
+
+enum class BinomCiMethod { kClopperPearson, kWilson, kWilsonCc, kJeffreys };
+
+// Parses "clopper-pearson" (also "exact", "cp"), "wilson", "wilson-cc", "jeffreys"; else UsageError.
+BinomCiMethod parse_binom_ci_method(std::string_view name);
+// "clopper-pearson", "wilson", "wilson-cc" or "jeffreys".
+const char* binom_ci_method_name(BinomCiMethod method);
+
+// Clopper-Pearson (exact, from beta quantiles): low = 0 when k = 0, high = 1 when k = n.
+// Example: clopper_pearson(7, 10) = [0.3475, 0.9333].
+Interval clopper_pearson(int64_t k, int64_t n, double level = 0.95);
+// Wilson score interval without continuity correction.
+Interval wilson(int64_t k, int64_t n, double level = 0.95);
+// Wilson score interval with continuity correction (Newcombe 1998, method 4; R's prop.test(correct=TRUE)).
+Interval wilson_cc(int64_t k, int64_t n, double level = 0.95);
+// Jeffreys interval: beta(k + 1/2, n - k + 1/2) quantiles, with low = 0 at k = 0 and high = 1 at k = n.
+Interval jeffreys(int64_t k, int64_t n, double level = 0.95);
+// Dispatches on method. Requires 0 <= k <= n, n >= 1, 0 < level < 1.
+Interval binom_ci(int64_t k, int64_t n, BinomCiMethod method, double level = 0.95);
+
+struct BinomTestResult {
+  double p_value = 1.0;   // exact p for the alternative (two-sided: R's binom.test / SciPy's binomtest
+                          // rule: sum of P(X = i) with P(X = i) <= P(X = k) * (1 + 1e-7))
+  double estimate = 0.0;  // k / n
+  Interval ci;            // Clopper-Pearson interval at conf_level (one-sided for one-sided alternatives)
+  Alternative alternative = Alternative::kTwoSided;
+};
+
+// Exact binomial test of H0: success probability = p0. kGreater: true probability > p0.
+BinomTestResult binom_test(int64_t k, int64_t n, double p0 = 0.5, Alternative alt = Alternative::kTwoSided,
+                           double conf_level = 0.95);
+
+// ---------------------------------------------------------------------------------------------------
+// Mann-Whitney U
+// ---------------------------------------------------------------------------------------------------
+
+enum class MannWhitneyMethod { kAuto, kExact, kNormal };
+
+// Samples up to this size (each) with no ties use the exact distribution under kAuto.
+inline constexpr int64_t kMannWhitneyExactMaxN = 50;
+
+struct MannWhitneyResult {
+  double u = 0.0;          // U of x: (number of pairs with x > y) + 0.5 * (ties); U_y = n_x * n_y - u
+  double p_value = 1.0;    // p for the alternative
+  bool exact = false;      // true: exact null distribution; false: normal approximation
+  std::string method;      // "exact" or "normal" (the latter with tie and continuity correction)
+  double z = 0.0;          // the normal approximation's z (also reported when exact; 0 when sd = 0)
+  bool ties = false;       // whether the pooled sample has ties
+  int64_t n_x = 0;         // sample sizes
+  int64_t n_y = 0;
+  Alternative alternative = Alternative::kTwoSided;  // kGreater: x tends to be larger than y
+};
+
+// Mann-Whitney U test. kAuto: exact when there are no ties and both samples have at most
+// kMannWhitneyExactMaxN values, else the normal approximation with tie correction of the variance and a
+// continuity correction of 0.5 (when `continuity`). kExact with ties throws UsageError.
+// Throws UsageError when either sample is empty or holds a NaN.
+MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
+                                 Alternative alt = Alternative::kTwoSided,
+                                 MannWhitneyMethod method = MannWhitneyMethod::kAuto, bool continuity = true);
+
+// ---------------------------------------------------------------------------------------------------
+// Multiple comparisons
+// ---------------------------------------------------------------------------------------------------
+
+enum class AdjustMethod { kBonferroni, kHolm, kHochberg, kBH, kBY };
+
+// Parses "bonferroni", "holm", "hochberg", "bh" (also "fdr", "benjamini-hochberg"), "by" (also
+// "benjamini-yekutieli"); else UsageError.
+AdjustMethod parse_adjust_method(std::string_view name);
+// "bonferroni", "holm", "hochberg", "bh" or "by".
+const char* adjust_method_name(AdjustMethod method);
+
+// Adjusted p-values in the input order, as R's p.adjust: each is min(1, ...), monotone in the raw p.
+// Bonferroni and Holm control the family-wise error; Hochberg too (under independence or positive
+// dependence); BH controls the false discovery rate (independence / positive dependence), BY under any
+// dependence. An empty input gives an empty output. Throws UsageError on a p outside [0, 1] or NaN.
+// Example: p_adjust({0.01, 0.04, 0.03}, AdjustMethod::kHolm) == {0.03, 0.06, 0.06}.
+std::vector<double> p_adjust(const std::vector<double>& p, AdjustMethod method);
+
+// ---------------------------------------------------------------------------------------------------
+// Power and planning for the Fisher test
+// ---------------------------------------------------------------------------------------------------
+
+// Exact power of Fisher's test at level alpha: P(fisher p <= alpha) when row 1 ~ Binomial(n1, p1) and
+// row 2 ~ Binomial(n2, p2), by enumerating all (n1 + 1) * (n2 + 1) outcomes. kGreater rejects for
+// row 1 higher (use with p1 > p2). Requires 0 <= p1, p2 <= 1, n1, n2 >= 1, 0 < alpha < 1.
+// Example: fisher_power(0.7, 0.1, 10, 10) ~ 0.58.
+double fisher_power(double p1, double p2, int64_t n1, int64_t n2, double alpha = 0.05,
+                    Alternative alt = Alternative::kTwoSided);
+
+struct SeedPlan {
+  int64_t n = 0;        // smallest equal n per row with power >= target; 0 when not reached by max_n
+  double power = 0.0;   // the power at n (or at max_n when not reached)
+  bool reached = false; // whether some n <= max_n reaches the target
+};
+
+// Smallest equal number of seeds per configuration, n1 = n2 = n in [1, max_n], whose exact Fisher power
+// reaches `target_power`. (Fisher power is not monotone in n; this is the first n that reaches it.)
+// Example: seeds_for_power(0.1, 0.7) gives n = 14 at power >= 0.8 (two-sided, alpha 0.05).
+SeedPlan seeds_for_power(double p1, double p2, double target_power = 0.8, double alpha = 0.05,
+                         Alternative alt = Alternative::kTwoSided, int64_t max_n = 500);
+
+// The smallest Fisher p-value any outcome can reach with n1 and n2 seeds (the most extreme table).
+// A gate with alpha below this cannot reach significance: its verdict is "inconclusive".
+// Example: min_attainable_p(3, 3, Alternative::kGreater) == 0.05 (= 1 / C(6, 3)); two-sided 0.1.
+double min_attainable_p(int64_t n1, int64_t n2, Alternative alt = Alternative::kTwoSided);
+
+// Whether min_attainable_p(n1, n2, alt) <= alpha.
+bool can_reach_significance(int64_t n1, int64_t n2, double alpha = 0.05,
+                            Alternative alt = Alternative::kTwoSided);
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+// log C(n, k) via lgamma; -inf when k < 0 or k > n.
+double log_choose(int64_t n, int64_t k);
+
+}  // namespace rb::stats
