@@ -1,0 +1,16 @@
+// Choosing an implementation by name: the shared "auto" | "ref" | "chunked" | "fused" selector used by
+// every kernel family's dispatcher (e.g. gla(q, k, v, g, "fused")), and by cells through CellConfig::impl.
+#pragma once
+
+#include <string>
+
+namespace rb {
+
+enum class KernelImpl { kRef, kChunked, kFused };
+
+// Parses an implementation name. "auto" picks the fastest correct implementation on this machine (the
+// fused CPU kernels, measured by `recallbench bench`). Anything else: UsageError, exit code 2, e.g.
+// "kernel impl: got 'fast', expected auto|ref|chunked|fused".
+KernelImpl parse_kernel_impl(const std::string& impl);
+
+}  // namespace rb
