@@ -207,13 +207,21 @@ SeedPlan seeds_for_power(double p1, double p2, double target_power = 0.8, double
 // Example: min_attainable_p(3, 3, Alternative::kGreater) == 0.05 (= 1 / C(6, 3)); two-sided 0.1.
 double min_attainable_p(int64_t n1, int64_t n2, Alternative alt = Alternative::kTwoSided);
 
-// Whether min_attainable_p(n1, n2, alt) <= alpha.
+// Whether significant(min_attainable_p(n1, n2, alt), alpha).
 bool can_reach_significance(int64_t n1, int64_t n2, double alpha = 0.05,
                             Alternative alt = Alternative::kTwoSided);
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------
+
+// Relative slack when comparing a p-value with alpha: exact p-values are often round numbers that equal
+// a round alpha in exact arithmetic (3 vs 3 seeds, one-sided: p = 1/20 = 0.05), and rounding must not
+// decide such a tie. fisher_power, seeds_for_power and can_reach_significance all use significant().
+inline constexpr double kAlphaRelTol = 1e-9;
+
+// p_value <= alpha * (1 + kAlphaRelTol): the rejection rule used throughout (reject at p <= alpha).
+bool significant(double p_value, double alpha);
 
 // log C(n, k) via lgamma; -inf when k < 0 or k > n.
 double log_choose(int64_t n, int64_t k);
