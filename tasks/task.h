@@ -51,6 +51,14 @@ class Task {
   virtual Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty = {}) const = 0;
   // Information the model must retain, in bits (K·log2 V for K pairs over V values); 0 if not meaningful.
   virtual double capacity_bits() const { return 0.0; }
+  // The largest value Difficulty::max_distance can usefully take: at this cap the task is the task as
+  // configured. Curricula ramp the cap up to it. Defaults to the sequence length.
+  virtual int64_t max_distance() const { return length(); }
+  // An optional breakdown of held-out accuracy over positions, e.g. s5 reports accuracy per depth.
+  // breakdown_name() is the group's name ("" = no breakdown); breakdown_group(t) the group of position t
+  // (-1: not counted). Accuracy in a group = correct / supervised positions in that group.
+  virtual std::string breakdown_name() const { return ""; }
+  virtual int64_t breakdown_group(int64_t t) const { return -1; }
   // A readable rendering of one row of a batch, keys/values/queries marked.
   virtual std::string render(const Batch& batch, int64_t row) const;
 };

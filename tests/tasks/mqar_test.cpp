@@ -115,3 +115,91 @@ TEST(Mqar, CapacityBits) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+TEST(Mqar, NewOptionsAtDefaultsKeepResolvedOptionsAndData) {
+  // Run keys hash the resolved options: the new options must not appear at their defaults.
+  auto plain = make_task("mqar", {});
+  EXPECT_FALSE(plain->options().contains("supervision"));
+  EXPECT_FALSE(plain->options().contains("query_first"));
+  auto explicit_defaults = make_task("mqar", {{"supervision", "sparse"}, {"query_first", false}});
+  EXPECT_EQ(plain->options(), explicit_defaults->options());
+  const Batch a = plain->generate(8, 11), b = explicit_defaults->generate(8, 11);
+  EXPECT_EQ(a.inputs, b.inputs);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(make_task("mqar", {{"supervision", "dense"}})->options()["supervision"], "dense");
+}
+
+TEST(Mqar, DenseLabelsEveryDeterminedPosition) {
+  const int64_t K = 8, V = 64, L = 128;
+  auto sparse = make_task("mqar", {{"pairs", K}, {"vocab", V}, {"length", L}, {"filler", "random"}});
+  auto dense = make_task("mqar", {{"pairs", K}, {"vocab", V}, {"length", L}, {"filler", "random"},
+                                  {"supervision", "dense"}});
+  const Batch s = sparse->generate(100, 4), d = dense->generate(100, 4);
+  EXPECT_EQ(s.inputs, d.inputs) << "supervision changes labels only";
+  int64_t extra = 0;
+  for (int64_t row = 0; row < d.n; ++row) {
+    std::map<int64_t, int64_t> value_of;
+    for (int64_t j = 0; j < K; ++j) value_of[d.at(row, 2 * j)] = d.at(row, 2 * j + 1);
+    for (int64_t t = 0; t < L; ++t) {
+      const auto it = value_of.find(d.at(row, t));
+      const bool determined = t >= 2 * K && it != value_of.end();
+      if (determined) {
+        EXPECT_EQ(d.label(row, t), it->second) << "row " << row << " t " << t;
+      } else {
+        EXPECT_EQ(d.label(row, t), kIgnore) << "row " << row << " t " << t;
+      }
+      if (s.label(row, t) != kIgnore) {
+        EXPECT_EQ(s.label(row, t), d.label(row, t)) << "dense ⊇ sparse";
+      }
+      extra += d.label(row, t) != kIgnore && s.label(row, t) == kIgnore;
+    }
+  }
+  EXPECT_GT(extra, 100) << "random filler hits context keys: ~K/V of the filler positions";
+  // With zero filler the two coincide.
+  auto dz = make_task("mqar", {{"supervision", "dense"}}), sz = make_task("mqar", {});
+  EXPECT_EQ(dz->generate(20, 1).labels, sz->generate(20, 1).labels);
+  EXPECT_THROW(make_task("mqar", {{"supervision", "all"}}), UsageError);
+}
+
+TEST(Mqar, QueryFirstPreviewsTheQueriedKeysInOrder) {
+  const int64_t K = 4, L = 68;
+  auto task = make_task("mqar", {{"pairs", K}, {"length", L}, {"query_first", true}});
+  const Batch b = task->generate(50, 9);
+  for (int64_t row = 0; row < b.n; ++row) {
+    std::vector<int64_t> queried;
+    for (int64_t t = 0; t < L; ++t)
+      if (b.label(row, t) != kIgnore) {
+        EXPECT_GE(t, K + 2 * K);
+        queried.push_back(b.at(row, t));
+      }
+    ASSERT_EQ(queried.size(), static_cast<size_t>(K));
+    for (int64_t q = 0; q < K; ++q) {
+      EXPECT_EQ(b.at(row, q), queried[q]);
+      EXPECT_EQ(b.label(row, q), kIgnore);
+    }
+    for (int64_t j = 0; j < K; ++j) {  // the context follows the preview
+      EXPECT_LT(b.at(row, K + 2 * j), 128);
+      EXPECT_GE(b.at(row, K + 2 * j + 1), 128);
+    }
+  }
+  EXPECT_THROW(make_task("mqar", {{"pairs", 3}, {"length", 64}, {"query_first", true}}), UsageError);  // 61 odd
+  EXPECT_THROW(make_task("mqar", {{"pairs", 8}, {"length", 38}, {"query_first", true}}), UsageError);  // 5K > L
+}
+
+TEST(Mqar, CurriculumLengthShortensSequences) {
+  auto task = make_task("mqar", {{"pairs", 4}, {"length", 256}});
+  Difficulty d;
+  d.length = 40;
+  const Batch b = task->generate(10, 2, d);
+  EXPECT_EQ(b.length, 40);
+  int64_t labelled = 0;
+  for (auto l : b.labels) labelled += l != kIgnore;
+  EXPECT_EQ(labelled, 40);
+  EXPECT_EQ(task->max_distance(), 256 - 8);
+}
+
+}  // namespace
+}  // namespace rb
