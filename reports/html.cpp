@@ -1,0 +1,647 @@
+// The HTML report: one self-contained file (inline CSS, inline SVG charts, a few lines of inline script
+// for sorting; no network access), readable on a laptop and on a phone. Order: verdict and regressions,
+// leaderboard, recall versus pairs and length, the lock-in lottery, contrasts, learning curves, kernel
+// throughput, configuration details, context.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/report.h"
+#include "suite/core/errors.h"
+
+namespace rb::reports {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+constexpr const char* kLocked = "#1a9850";
+constexpr const char* kNotLocked = "#d73027";
+
+std::string fmt_num(double v, int digits = 3) {
+  if (!std::isfinite(v)) return "–";
+  return fmt::format("{:.{}f}", v, digits);
+}
+
+std::string fmt_si(double v) {
+  if (!std::isfinite(v) || v <= 0) return "–";
+  const char* units[] = {"", "k", "M", "G", "T"};
+  int u = 0;
+  while (v >= 1000.0 && u < 4) {
+    v /= 1000.0;
+    ++u;
+  }
+  return fmt::format("{:.3g}{}", v, units[u]);
+}
+
+// ---- a small SVG line chart ------------------------------------------------------------------------
+
+struct Series {
+  std::string label;
+  std::string color;
+  std::vector<std::pair<double, double>> points;  // (x, y), sorted by x
+  std::vector<std::pair<double, double>> ranges;  // per point (low, high) whiskers; empty for none
+  double width = 2.0;
+  double opacity = 1.0;
+  bool dashed = false;
+};
+
+struct Axis {
+  std::string label;
+  double lo = 0.0, hi = 1.0;
+  bool log2 = false;
+};
+
+std::vector<double> nice_ticks(const Axis& a) {
+  std::vector<double> t;
+  if (a.log2) {
+    for (double v = std::pow(2.0, std::floor(std::log2(a.lo))); v <= a.hi * 1.0001; v *= 2)
+      if (v >= a.lo * 0.9999) t.push_back(v);
+    return t;
+  }
+  const double span = a.hi - a.lo;
+  if (span <= 0) return {a.lo};
+  const double raw = span / 4.0;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-6; v += step) t.push_back(v);
+  return t;
+}
+
+std::string tick_label(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) >= 1) return fmt::format("{:.0f}", v);
+  return fmt::format("{:g}", v);
+}
+
+// A line chart in a 360×230 viewBox that scales to its container. `hline` draws a dashed reference line.
+std::string line_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
+                       double hline = NAN, bool legend = true) {
+  const double W = 360, H = 230, L = 42, R = 10, T = 22, B = 38;
+  const double pw = W - L - R, ph = H - T - B;
+  const auto sx = [&](double v) {
+    if (x.log2) {
+      const double a = std::log2(x.lo), b = std::log2(x.hi);
+      return L + (b > a ? (std::log2(v) - a) / (b - a) : 0.5) * pw;
+    }
+    return L + (x.hi > x.lo ? (v - x.lo) / (x.hi - x.lo) : 0.5) * pw;
+  };
+  const auto sy = [&](double v) { return T + ph - (y.hi > y.lo ? (v - y.lo) / (y.hi - y.lo) : 0.5) * ph; };
+  std::string s = fmt::format(
+      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">"
+      "<title>{}</title>",
+      W, H, esc(title), esc(title));
+  s += fmt::format("<text x=\"{}\" y=\"14\" class=\"ct\">{}</text>", L, esc(title));
+  for (double t : nice_ticks(y)) {
+    s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>", L, L + pw, sy(t), sy(t));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"end\">{}</text>", L - 4, sy(t) + 3,
+                     tick_label(t));
+  }
+  for (double t : nice_ticks(x)) {
+    s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"tick\"/>", sx(t), sx(t),
+                     T + ph, T + ph + 4);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"middle\">{}</text>", sx(t), T + ph + 15,
+                     tick_label(t));
+  }
+  s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" class=\"axis\"/>", L, L + pw, T + ph, T + ph);
+  s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" class=\"axis\"/>", L, L, T, T + ph);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"al\" text-anchor=\"middle\">{}</text>", L + pw / 2, H - 4,
+                   esc(x.label));
+  s += fmt::format("<text transform=\"translate(11 {:.1f}) rotate(-90)\" class=\"al\" text-anchor=\"middle\">{}</text>",
+                   T + ph / 2, esc(y.label));
+  if (std::isfinite(hline))
+    s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"ref\"/>", L, L + pw, sy(hline), sy(hline));
+  for (const auto& se : series) {
+    if (se.points.empty()) continue;
+    std::string pts;
+    for (const auto& [px, py] : se.points) pts += fmt::format("{:.1f},{:.1f} ", sx(px), sy(py));
+    s += fmt::format("<g><title>{}</title>", esc(se.label));
+    for (size_t i = 0; i < se.ranges.size() && i < se.points.size(); ++i)
+      s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
+                       "stroke-width=\"1\" opacity=\"0.6\"/>",
+                       sx(se.points[i].first), sy(se.ranges[i].first), sy(se.ranges[i].second), se.color);
+    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" opacity=\"{}\"{}/>", pts,
+                     se.color, se.width, se.opacity, se.dashed ? " stroke-dasharray=\"4 3\"" : "");
+    if (se.points.size() <= 12)
+      for (const auto& [px, py] : se.points)
+        s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\" fill=\"{}\"/>", sx(px), sy(py), se.color);
+    s += "</g>";
+  }
+  s += "</svg>";
+  if (legend) {
+    std::string items;
+    std::set<std::string> seen;
+    for (const auto& se : series) {
+      if (!seen.insert(se.label).second) continue;
+      items += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", se.color, esc(se.label));
+    }
+    s += "<div class=\"legend\">" + items + "</div>";
+  }
+  return s;
+}
+
+// ---- page sections ---------------------------------------------------------------------------------
+
+std::string verdict_class(const std::string& verdict) {
+  if (verdict == "regression") return "v-reg";
+  if (verdict == "inconclusive") return "v-inc";
+  if (verdict == "improvement") return "v-imp";
+  if (verdict == "no change") return "v-ok";
+  return "v-none";
+}
+
+std::string section_verdict(const ReportInput& in) {
+  const std::string v = report_verdict(in);
+  std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\"><h2>Verdict: {}</h2>", verdict_class(v), esc(v));
+  if (!in.comparison) {
+    s += "<p>No baseline was given: these are results only, nothing was gated. Pass <code>--baseline FILE</code> "
+         "to compare against a stored baseline.</p></section>";
+    return s;
+  }
+  const Comparison& c = *in.comparison;
+  s += fmt::format("<p>{} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} configs compared "
+                   "against <code>{}</code>. A regression needs a drop of at least {:.0f} points in lock-in rate or "
+                   "{:.2f} in median recall, significant after {} adjustment over {} one-sided tests at alpha {}.</p>",
+                   c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(), esc(in.baseline_path),
+                   100 * c.options.min_lockin_drop, c.options.min_recall_drop,
+                   stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha);
+  std::string rows;
+  for (const auto& cc : c.configs) {
+    if (cc.verdict == Verdict::kNoChange) continue;
+    const std::string vn = verdict_name(cc.verdict);
+    rows += fmt::format(
+        "<tr class=\"{}\"><td><b>{}</b></td><td>{}<div class=\"key\">{}</div></td><td>{}/{} → {}/{}</td>"
+        "<td>{} → {}</td><td>{}</td><td class=\"why\">{}</td></tr>",
+        verdict_class(vn), esc(vn), esc(cc.current->cell + " · " + cc.current->task_label()), esc(cc.key), cc.k_base,
+        cc.n_base, cc.k_cur, cc.n_cur, fmt_num(cc.recall_base), fmt_num(cc.recall_cur),
+        cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", esc(cc.reason));
+  }
+  if (!rows.empty())
+    s += "<div class=\"scroll\"><table class=\"changes\"><thead><tr><th>verdict</th><th>config</th><th>lock-in "
+         "(baseline → now)</th><th>median recall</th><th>seeds needed</th><th>why</th></tr></thead><tbody>" +
+         rows + "</tbody></table></div>";
+  if (!c.missing_in_current.empty()) {
+    s += "<p><b>In the baseline but missing from these results</b> (not compared):</p><ul class=\"keys\">";
+    for (const auto& k : c.missing_in_current) s += "<li><code>" + esc(k) + "</code></li>";
+    s += "</ul>";
+  }
+  if (!c.missing_in_baseline.empty()) {
+    s += "<p><b>New, not in the baseline</b> (not gated):</p><ul class=\"keys\">";
+    for (const auto& k : c.missing_in_baseline) s += "<li><code>" + esc(k) + "</code></li>";
+    s += "</ul>";
+  }
+  return s + "</section>";
+}
+
+std::string curriculum_of(const Config& c) {
+  return c.train.contains("curriculum") && c.train.at("curriculum").is_string() ? c.train.at("curriculum").get<std::string>()
+                                                                                 : "none";
+}
+
+// Leaderboard column: the task with its options, the state budget, and the curriculum when not "none".
+std::string column_of(const Config& c) {
+  std::string col = c.task_label() + " · budget " + (c.state_budget > 0 ? std::to_string(c.state_budget) : "default");
+  const std::string cur = curriculum_of(c);
+  if (cur != "none") col += " · " + cur;
+  return col;
+}
+
+std::string ci_bar(double low, double high, double rate) {
+  return fmt::format("<svg class=\"cibar\" viewBox=\"0 0 60 8\" aria-hidden=\"true\"><rect x=\"0\" y=\"3\" width=\"60\" "
+                     "height=\"2\" fill=\"#ddd\"/><rect x=\"{:.1f}\" y=\"1\" width=\"{:.1f}\" height=\"6\" "
+                     "fill=\"#8ab\"/><rect x=\"{:.1f}\" y=\"0\" width=\"2\" height=\"8\" fill=\"#234\"/></svg>",
+                     60 * low, std::max(60 * (high - low), 1.0), std::clamp(60 * rate - 1, 0.0, 58.0));
+}
+
+std::string section_leaderboard(const RunSet& runs, const std::map<std::string, std::string>& verdict_of) {
+  std::vector<std::string> columns;
+  std::map<std::pair<std::string, std::string>, const Config*> cell_at;
+  std::set<std::string> cells;
+  for (const auto& c : runs.configs) {
+    std::string col = column_of(c);
+    if (cell_at.count({c.cell, col})) col += " · " + c.key.substr(c.key.size() - 6);
+    if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
+    cell_at[{c.cell, col}] = &c;
+    cells.insert(c.cell);
+  }
+  struct Row {
+    std::string cell;
+    double mean_recall = 0;
+    double mean_rate = 0;
+  };
+  std::vector<Row> rows;
+  for (const auto& cell : cells) {
+    Row r{cell};
+    int n = 0;
+    for (const auto& col : columns) {
+      auto it = cell_at.find({cell, col});
+      if (it == cell_at.end()) continue;
+      const auto s = summarize(*it->second);
+      r.mean_recall += s.recall.median;
+      r.mean_rate += s.rate;
+      ++n;
+    }
+    if (n) {
+      r.mean_recall /= n;
+      r.mean_rate /= n;
+    }
+    rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.mean_recall != b.mean_recall ? a.mean_recall > b.mean_recall : a.cell < b.cell;
+  });
+  std::string s =
+      "<section id=\"leaderboard\"><h2>Leaderboard</h2><p class=\"note\">Per cell and task (at the state budget "
+      "shown): the median per-seed recall (held-out accuracy at the end of training), and below it the lock-in count "
+      "k/n with its exact 95% interval (Clopper–Pearson; the bar marks the interval and the rate). Click a column "
+      "to sort.</p><div class=\"scroll\"><table id=\"leaderboard-table\" class=\"sortable lb\"><thead><tr><th>#</th>"
+      "<th>cell</th><th data-col=\"2\">mean recall</th><th data-col=\"3\">mean lock-in</th>";
+  for (size_t i = 0; i < columns.size(); ++i) s += fmt::format("<th data-col=\"{}\">{}</th>", i + 4, esc(columns[i]));
+  s += "</tr></thead><tbody>";
+  int rank = 0;
+  for (const auto& r : rows) {
+    s += fmt::format("<tr><td>{}</td><th scope=\"row\">{}</th><td data-v=\"{:.6f}\"><b>{}</b></td><td data-v=\"{:.6f}\">{:.0f}%</td>",
+                     ++rank, esc(r.cell), r.mean_recall, fmt_num(r.mean_recall), r.mean_rate, 100 * r.mean_rate);
+    for (const auto& col : columns) {
+      auto it = cell_at.find({r.cell, col});
+      if (it == cell_at.end()) {
+        s += "<td data-v=\"nan\" class=\"empty\">–</td>";
+        continue;
+      }
+      const Config& c = *it->second;
+      const auto sm = summarize(c);
+      const auto v = verdict_of.find(c.key);
+      const std::string badge = v == verdict_of.end() || v->second == "no change"
+                                    ? ""
+                                    : fmt::format(" <span class=\"badge {}\">{}</span>", verdict_class(v->second), esc(v->second));
+      s += fmt::format(
+          "<td data-v=\"{:.6f}\" title=\"{}\"><b>{}</b>{}<div class=\"sub\">{}/{} locked {} [{:.2f}, {:.2f}]</div>"
+          "<div class=\"sub\">state {} · floor {:.0f} bits</div></td>",
+          sm.recall.median, esc(c.key), fmt_num(sm.recall.median), badge, sm.k, sm.n, ci_bar(sm.ci.low, sm.ci.high, sm.rate),
+          sm.ci.low, sm.ci.high, c.state_size, c.capacity_bits);
+    }
+    s += "</tr>";
+  }
+  return s + "</tbody></table></div></section>";
+}
+
+// Recall versus one task option (pairs or length): configs grouped by everything else; one chart per
+// group with at least two values of the option, one line per cell.
+std::string sweep_charts(const RunSet& runs, const std::string& option, const std::map<std::string, std::string>& color_of,
+                         int* charts) {
+  std::map<std::string, std::vector<const Config*>> groups;
+  for (const auto& c : runs.configs) {
+    if (!std::isfinite(c.task_number(option))) continue;
+    json rest = c.task_options;
+    rest.erase(option);
+    json model = c.model;
+    const std::string g =
+        json{{"task", c.task}, {"options", rest}, {"model", model}, {"train", c.train}}.dump();
+    groups[g].push_back(&c);
+  }
+  std::string s;
+  for (const auto& [g, configs] : groups) {
+    std::set<double> xs;
+    for (const auto* c : configs) xs.insert(c->task_number(option));
+    if (xs.size() < 2) continue;
+    std::map<std::string, Series> by_cell;
+    for (const auto* c : configs) {
+      auto& se = by_cell[c->cell];
+      se.label = c->cell;
+      se.color = color_of.at(c->cell);
+      const auto sm = summarize(*c);
+      se.points.push_back({c->task_number(option), sm.recall.median});
+      se.ranges.push_back({sm.recall.min, sm.recall.max});
+    }
+    std::vector<Series> series;
+    for (auto& [cell, se] : by_cell) {
+      std::vector<size_t> idx(se.points.size());
+      for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+      std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return se.points[a].first < se.points[b].first; });
+      Series sorted = se;
+      for (size_t i = 0; i < idx.size(); ++i) {
+        sorted.points[i] = se.points[idx[i]];
+        sorted.ranges[i] = se.ranges[idx[i]];
+      }
+      series.push_back(sorted);
+    }
+    const double lo = *xs.begin(), hi = *xs.rbegin();
+    const bool log2 = lo > 0 && hi / lo >= 4;
+    json rest = configs.front()->task_options;
+    rest.erase(option);
+    std::string where = configs.front()->task;
+    for (const auto& [k, v] : rest.items())
+      if (v.is_primitive()) where += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+    s += "<figure>" +
+         line_chart("recall vs " + option + " · " + where, Axis{option, log2 ? lo : lo, hi, log2},
+                    Axis{"median recall (whiskers: min–max)", 0, 1}, series) +
+         "</figure>";
+    ++*charts;
+  }
+  return s;
+}
+
+std::string section_sweeps(const RunSet& runs, const std::map<std::string, std::string>& color_of) {
+  int charts = 0;
+  std::string body = sweep_charts(runs, "pairs", color_of, &charts) + sweep_charts(runs, "length", color_of, &charts);
+  std::string s = "<section id=\"sweeps\"><h2>Recall versus pairs and length</h2>";
+  if (charts == 0)
+    return s + "<p class=\"note\">These results hold a single value of pairs and of length for each setting; a "
+               "battery sweeping them draws one line per cell here.</p></section>";
+  return s + "<p class=\"note\">Median per-seed recall per cell; whiskers span the seeds (min–max).</p><div class=\"grid\">" +
+         body + "</div></section>";
+}
+
+std::string section_lottery(const RunSet& runs) {
+  std::string s =
+      "<section id=\"lottery\"><h2>The lock-in lottery</h2><p class=\"note\">One dot per seed at its final held-out "
+      "accuracy: <span style=\"color:" + std::string(kLocked) + "\">●</span> locked in, <span style=\"color:" +
+      kNotLocked + "\">○</span> not. The dashed line is the lock-in threshold. Compare counts of locked-in seeds, "
+      "not means.</p><div class=\"lottery\">";
+  for (const auto& c : runs.configs) {
+    const auto sm = summarize(c);
+    const double thr = c.train.value("threshold", 0.99);
+    std::string dots;
+    for (size_t i = 0; i < c.seeds.size(); ++i) {
+      const auto& seed = c.seeds[i];
+      const double x = 4 + 292 * std::clamp(seed.final_accuracy, 0.0, 1.0);
+      const double y = 12 + (static_cast<double>(i % 5) - 2.0) * 3.2;
+      dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">"
+                          "<title>seed {}: {} accuracy {:.3f}{}</title></circle>",
+                          x, y, seed.locked_in ? kLocked : "white", seed.locked_in ? kLocked : kNotLocked, seed.seed,
+                          seed.locked_in ? "locked in," : "not locked in,", seed.final_accuracy,
+                          seed.status != "ok" ? " (" + seed.status + ")" : "");
+    }
+    s += fmt::format(
+        "<div class=\"lrow\"><div class=\"llabel\"><b>{}</b> {}<div class=\"sub\">{}/{} locked in</div></div>"
+        "<svg class=\"chart strip\" viewBox=\"0 0 300 24\" role=\"img\" aria-label=\"seeds of {}\">"
+        "<line x1=\"4\" x2=\"296\" y1=\"12\" y2=\"12\" class=\"grid\"/>"
+        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"1\" y2=\"23\" class=\"ref\"/>{}</svg></div>",
+        esc(c.cell), esc(c.task_label()), sm.k, sm.n, esc(c.key), 4 + 292 * thr, 4 + 292 * thr, dots);
+  }
+  s += "<div class=\"lrow\"><div></div><div class=\"scale\"><span>0</span><span>0.5</span><span>1.0 accuracy</span></div></div>";
+  return s + "</div></section>";
+}
+
+std::string section_contrasts(const std::vector<ContrastResult>& contrasts) {
+  if (contrasts.empty()) return "";
+  std::string s =
+      "<section id=\"contrasts\"><h2>Contrasts</h2><p class=\"note\">Pairs of configurations that differ in one knob. "
+      "Two-sided Fisher exact test on the lock-in counts, Holm-adjusted across the contrasts; the odds ratio is the "
+      "conditional maximum-likelihood estimate with its exact 95% interval.</p><div class=\"scroll\"><table><thead><tr>"
+      "<th>contrast</th><th>lock-in (with · without)</th><th>rate diff</th><th>recall diff (median)</th><th>p</th>"
+      "<th>p (Holm)</th><th>odds ratio [95%]</th></tr></thead><tbody>";
+  for (const auto& r : contrasts) {
+    if (r.missing) {
+      s += fmt::format("<tr><td>{}</td><td colspan=\"6\">an arm has no results</td></tr>", esc(r.spec.name));
+      continue;
+    }
+    s += fmt::format("<tr{}><td>{}{}</td><td>{}/{} · {}/{}</td><td>{:+.2f}</td><td>{:+.3f}</td><td>{:.3g}</td>"
+                     "<td><b>{:.3g}</b>{}</td><td>{} [{}, {}]</td></tr>",
+                     r.significant ? " class=\"sig\"" : "", esc(r.spec.name), r.spec.declared ? "" : " <span class=\"sub\">(inferred)</span>",
+                     r.k_a, r.n_a, r.k_b, r.n_b, r.rate_diff, r.recall_diff, r.p, r.p_adj,
+                     r.significant ? " significant" : "", fmt_num(r.odds_ratio, 2), fmt_num(r.or_low, 2),
+                     fmt_num(r.or_high, 2));
+  }
+  return s + "</tbody></table></div></section>";
+}
+
+std::string section_curves(const RunSet& runs) {
+  std::string s =
+      "<section id=\"curves\"><h2>Learning curves</h2><p class=\"note\">Held-out accuracy against training step, one "
+      "line per seed (<span style=\"color:" + std::string(kLocked) + "\">locked in</span>, <span style=\"color:" +
+      kNotLocked + "\">not</span>); the dashed line is the lock-in threshold.</p><div class=\"grid\">";
+  int drawn = 0;
+  for (const auto& c : runs.configs) {
+    std::vector<Series> series;
+    double max_step = 1;
+    for (const auto& seed : c.seeds) {
+      if (seed.curve.empty()) continue;
+      Series se;
+      se.label = seed.locked_in ? "locked in" : "not locked in";
+      se.color = seed.locked_in ? kLocked : kNotLocked;
+      se.width = 1.4;
+      se.opacity = 0.8;
+      for (const auto& p : seed.curve) {
+        se.points.push_back({static_cast<double>(p.step), p.accuracy});
+        max_step = std::max(max_step, static_cast<double>(p.step));
+      }
+      series.push_back(se);
+    }
+    if (series.empty()) continue;
+    ++drawn;
+    s += "<figure>" +
+         line_chart(c.cell + " · " + c.task_label(), Axis{"step", 0, max_step}, Axis{"held-out accuracy", 0, 1}, series,
+                    c.train.value("threshold", 0.99)) +
+         "</figure>";
+  }
+  if (drawn == 0) return "";
+  return s + "</div></section>";
+}
+
+std::string section_kernels(const json& bench) {
+  const auto rows = bench_rows(bench);
+  if (rows.empty()) return "";
+  double max_v = 0;
+  bool items = false;
+  for (const auto& r : rows) {
+    items = items || r.items_per_second > 0;
+    max_v = std::max(max_v, r.items_per_second);
+  }
+  std::string s = "<section id=\"kernels\"><h2>Kernel throughput</h2><p class=\"note\">From the Google Benchmark JSON "
+                   "given with <code>--bench</code>";
+  s += items ? ": items (tokens) per second, the median of repetitions when present.</p>"
+             : ": real time per iteration (no items counter).</p>";
+  s += "<div class=\"scroll\"><table class=\"bars\"><thead><tr><th>benchmark</th><th>throughput</th><th>time</th></tr>"
+       "</thead><tbody>";
+  for (const auto& r : rows) {
+    const double w = max_v > 0 ? 100.0 * r.items_per_second / max_v : 0;
+    s += fmt::format("<tr><td><code>{}</code></td><td><div class=\"bar\"><i style=\"width:{:.1f}%\"></i><span>{}/s</span>"
+                     "</div></td><td>{:.4g} {}</td></tr>",
+                     esc(r.name), w, fmt_si(r.items_per_second), r.real_time, esc(r.time_unit));
+  }
+  return s + "</tbody></table></div></section>";
+}
+
+std::string section_configs(const RunSet& runs) {
+  std::string s =
+      "<section id=\"configs\"><h2>Configurations</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
+      "<th>cell</th><th>task</th><th data-col=\"2\">lock-in</th><th data-col=\"3\">mean recall ± sd</th>"
+      "<th data-col=\"4\">median [IQR]</th><th data-col=\"5\">median steps to lock in</th><th data-col=\"6\">state "
+      "(numbers)</th><th>budget</th><th data-col=\"8\">capacity floor (K·log2 V bits)</th><th data-col=\"9\">"
+      "parameters</th><th>recipe</th><th>failed</th></tr></thead><tbody>";
+  for (const auto& c : runs.configs) {
+    const auto sm = summarize(c);
+    s += fmt::format(
+        "<tr title=\"{}\"><td>{}</td><td>{}</td><td data-v=\"{:.6f}\">{}/{} [{:.2f}, {:.2f}]</td><td data-v=\"{:.6f}\">"
+        "{} ± {}</td><td data-v=\"{:.6f}\">{} [{}, {}]</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{}</td>"
+        "<td data-v=\"{}\">{:.1f} ({:.3f} bits/number)</td><td data-v=\"{}\">{}</td><td>{} steps, lr {}, {}</td><td>{}</td></tr>",
+        esc(c.key), esc(c.cell), esc(c.task_label()), sm.rate, sm.k, sm.n, sm.ci.low, sm.ci.high, sm.recall.mean,
+        fmt_num(sm.recall.mean), fmt_num(sm.recall.sd), sm.recall.median, fmt_num(sm.recall.median),
+        fmt_num(sm.recall.q1), fmt_num(sm.recall.q3), sm.median_lock_in_step,
+        sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", c.state_size, c.state_size,
+        c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default", c.capacity_bits, c.capacity_bits,
+        sm.floor_bits_per_number, c.parameters, c.parameters, c.train.value("steps", 0),
+        c.train.contains("lr") ? c.train.at("lr").dump() : "?", esc(curriculum_of(c)), sm.failed);
+  }
+  return s + "</tbody></table></div></section>";
+}
+
+std::string section_context(const ReportInput& in) {
+  std::string s = "<section id=\"context\"><h2>Context</h2><dl>";
+  const auto add = [&](const std::string& k, const json& v) {
+    s += "<dt>" + esc(k) + "</dt><dd>" + esc(v.is_string() ? v.get<std::string>() : v.dump()) + "</dd>";
+  };
+  add("results", in.runs->source);
+  if (in.runs->context.is_object())
+    for (const auto& [k, v] : in.runs->context.items()) add(k, v);
+  if (in.runs->commits.size() > 1) add("commits", in.runs->commits);
+  if (in.comparison) {
+    add("baseline", in.baseline_path);
+    if (in.comparison->baseline_context.is_object())
+      for (const auto& k : {"git_commit", "date", "host", "cpu_model"})
+        if (in.comparison->baseline_context.contains(k)) add(std::string("baseline ") + k, in.comparison->baseline_context.at(k));
+  }
+  return s + "</dl></section>";
+}
+
+constexpr const char* kCss = R"CSS(
+:root{--fg:#1d232a;--muted:#5b6670;--line:#d8dde2;--bg:#fff;--soft:#f5f7f9}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1180px;margin:0 auto;padding:12px 16px 48px}
+header h1{font-size:1.5em;margin:8px 0 2px}
+.meta,.note,.sub,.key{color:var(--muted)}
+.meta{font-size:.9em;margin:0 0 12px;word-break:break-all}
+h2{font-size:1.2em;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.note{font-size:.9em;margin:4px 0 10px}
+.sub{font-size:.8em;white-space:nowrap}
+.key{font-size:.75em;word-break:break-all}
+code{font-size:.85em;background:var(--soft);padding:1px 4px;border-radius:3px;word-break:break-all}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
+table{border-collapse:collapse;width:100%;font-size:.9em}
+th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+thead th{background:var(--soft);position:sticky;top:0;white-space:nowrap}
+th[data-col]{cursor:pointer}
+th[data-col]:after{content:" \2195";color:#aab}
+td.empty{color:#bbb}
+.verdict{border-radius:8px;padding:10px 14px;margin-top:8px;border:1px solid}
+.verdict h2{border:0;margin:0 0 4px;font-size:1.35em}
+.v-reg{background:#fdecea;border-color:#e3a19a}.v-inc{background:#fff6e0;border-color:#e8c66a}
+.v-imp{background:#e8f3fc;border-color:#8fbce6}.v-ok{background:#eaf6ec;border-color:#93c99d}.v-none{background:var(--soft);border-color:var(--line)}
+tr.v-reg td{background:#fdecea}tr.v-inc td{background:#fff9ea}tr.v-imp td{background:#eef6fd}
+.badge{font-size:.7em;padding:1px 5px;border-radius:8px;border:1px solid;white-space:nowrap}
+td.why{font-size:.85em;min-width:18em}
+.cibar{width:60px;height:8px;vertical-align:middle}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:14px}
+figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px}
+svg.chart{width:100%;height:auto;display:block}
+svg .ct{font-size:11px;font-weight:600;fill:var(--fg)}
+svg .tl{font-size:9px;fill:var(--muted)}
+svg .al{font-size:10px;fill:var(--muted)}
+svg .grid{stroke:#e6e9ec;stroke-width:1}
+svg .axis,svg .tick{stroke:#8a949c;stroke-width:1}
+svg .ref{stroke:#555;stroke-width:1;stroke-dasharray:3 3}
+.legend{font-size:.8em;display:flex;flex-wrap:wrap;gap:4px 12px;padding:2px 6px}
+.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
+.lottery .lrow{display:grid;grid-template-columns:minmax(8em,32%) 1fr;gap:8px;align-items:center;border-bottom:1px solid var(--soft);padding:3px 0}
+.llabel{font-size:.85em;overflow-wrap:anywhere}
+svg.strip{max-height:40px}
+.scale{display:flex;justify-content:space-between;font-size:.75em;color:var(--muted)}
+.bar{position:relative;background:var(--soft);height:18px;min-width:140px;border-radius:3px}
+.bar i{position:absolute;left:0;top:0;bottom:0;background:#8fbce6;border-radius:3px}
+.bar span{position:relative;padding-left:6px;font-size:.85em}
+tr.sig td{font-weight:600}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:.85em}
+dt{color:var(--muted)}dd{margin:0;word-break:break-all}
+@media (max-width:600px){body{font-size:14px}main{padding:8px 10px 32px}th,td{padding:5px 6px}
+ .grid{grid-template-columns:1fr}.lottery .lrow{grid-template-columns:1fr}dl{grid-template-columns:1fr}dt{margin-top:6px}}
+)CSS";
+
+// Sorting by a column's data-v; marks the page ready (the browser test checks that the script ran).
+constexpr const char* kScript = R"JS(
+(function () {
+  var headers = document.querySelectorAll('table.sortable th[data-col]');
+  Array.prototype.forEach.call(headers, function (th) {
+    th.addEventListener('click', function () {
+      var table = th.closest('table');
+      var body = table.tBodies[0];
+      var col = parseInt(th.getAttribute('data-col'), 10);
+      var desc = th.getAttribute('data-dir') !== 'desc';
+      th.setAttribute('data-dir', desc ? 'desc' : 'asc');
+      var rows = Array.prototype.slice.call(body.rows);
+      var value = function (row) {
+        var v = parseFloat(row.cells[col] ? row.cells[col].getAttribute('data-v') : 'nan');
+        return isNaN(v) ? -Infinity : v;
+      };
+      rows.sort(function (a, b) { return desc ? value(b) - value(a) : value(a) - value(b); });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+  document.documentElement.setAttribute('data-report-ready', String(headers.length));
+})();
+)JS";
+
+}  // namespace
+
+std::string report_html(const ReportInput& in) {
+  RB_ASSERT(in.runs != nullptr, "report needs results");
+  const RunSet& runs = *in.runs;
+  std::map<std::string, std::string> color_of;
+  {
+    std::set<std::string> cells;
+    for (const auto& c : runs.configs) cells.insert(c.cell);
+    size_t i = 0;
+    for (const auto& cell : cells) color_of[cell] = kPalette[i++ % (sizeof kPalette / sizeof *kPalette)];
+  }
+  std::map<std::string, std::string> verdict_of;
+  if (in.comparison)
+    for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
+  const std::string commit = runs.context.is_object() && runs.context.contains("git_commit")
+                                 ? runs.context.at("git_commit").dump()
+                                 : "\"unknown\"";
+  std::string page = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                     "<title>" + esc(in.title + ": " + report_verdict(in)) + "</title><style>" + kCss +
+                     "</style></head><body><main><header><h1>" + esc(in.title) + "</h1>";
+  page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",
+                      runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),
+                      esc(runs.context.is_object() ? runs.context.value("date", "") : ""));
+  page += section_verdict(in);
+  page += section_leaderboard(runs, verdict_of);
+  page += section_sweeps(runs, color_of);
+  page += section_lottery(runs);
+  page += section_contrasts(in.contrasts);
+  page += section_curves(runs);
+  page += section_kernels(in.bench);
+  page += section_configs(runs);
+  page += section_context(in);
+  page += "</main><script>";
+  page += kScript;
+  page += "</script></body></html>\n";
+  return page;
+}
+
+}  // namespace rb::reports

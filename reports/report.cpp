@@ -1,0 +1,285 @@
+// The JSON report, the Markdown summary and stored baselines. The HTML page is in html.cpp.
+#include "reports/report.h"
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb::reports {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+json runs_json(const RunSet& runs) {
+  json out = json::array();
+  for (const auto& c : runs.configs) {
+    for (const auto& s : c.seeds) {
+      out.push_back({{"key", c.key + "/seed:" + std::to_string(s.seed)},
+                     {"config_key", c.key},
+                     {"seed", s.seed},
+                     {"status", s.status},
+                     {"locked_in", s.locked_in},
+                     {"final_accuracy", s.final_accuracy},
+                     {"lock_in_step", s.lock_in_step >= 0 ? json(s.lock_in_step) : json(nullptr)},
+                     {"steps", s.steps},
+                     {"wall_seconds", s.wall_seconds}});
+    }
+  }
+  return out;
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string short_commit(const json& context) {
+  if (!context.is_object() || !context.contains("git_commit") || !context.at("git_commit").is_string()) return "unknown";
+  const std::string c = context.at("git_commit").get<std::string>();
+  return c.size() > 12 ? c.substr(0, 12) : c;
+}
+
+}  // namespace
+
+std::string report_verdict(const ReportInput& in) {
+  return in.comparison ? verdict_name(in.comparison->verdict) : "no baseline";
+}
+
+std::vector<BenchRow> bench_rows(const json& bench) {
+  std::vector<BenchRow> rows;
+  if (bench.is_null()) return rows;
+  if (!bench.is_object() || !bench.contains("benchmarks") || !bench.at("benchmarks").is_array())
+    throw UsageError("bench JSON: got no 'benchmarks' array, expected Google Benchmark output "
+                     "(--benchmark_format=json or --benchmark_out=FILE)");
+  for (const auto& b : bench.at("benchmarks")) {
+    if (!b.is_object() || !b.contains("name")) continue;
+    // Aggregates (mean/median/stddev of repetitions): keep the median when repetitions exist.
+    const std::string run_type = b.value("run_type", "iteration");
+    if (run_type == "aggregate" && b.value("aggregate_name", "") != "median") continue;
+    BenchRow r;
+    r.name = b.at("name").get<std::string>();
+    r.items_per_second = b.contains("items_per_second") && b.at("items_per_second").is_number()
+                             ? b.at("items_per_second").get<double>()
+                             : 0.0;
+    r.real_time = b.contains("real_time") && b.at("real_time").is_number() ? b.at("real_time").get<double>() : 0.0;
+    r.time_unit = b.value("time_unit", "ns");
+    rows.push_back(r);
+  }
+  // With repetitions, keep only the medians (drop iteration rows whose median row exists).
+  std::map<std::string, bool> has_median;
+  for (const auto& r : rows)
+    if (r.name.size() > 7 && r.name.compare(r.name.size() - 7, 7, "_median") == 0)
+      has_median[r.name.substr(0, r.name.size() - 7)] = true;
+  std::vector<BenchRow> kept;
+  for (const auto& r : rows)
+    if (!has_median.count(r.name)) kept.push_back(r);
+  return kept;
+}
+
+json report_json(const ReportInput& in) {
+  RB_ASSERT(in.runs != nullptr, "report needs results");
+  json configs = json::array();
+  for (const auto& c : in.runs->configs) configs.push_back(config_to_json(c, true));
+  json bench = nullptr;
+  if (!in.bench.is_null()) {
+    bench = json::array();
+    for (const auto& r : bench_rows(in.bench))
+      bench.push_back({{"name", r.name}, {"items_per_second", r.items_per_second}, {"real_time", r.real_time},
+                       {"time_unit", r.time_unit}});
+  }
+  return {{"schema_version", kReportSchemaVersion},
+          {"kind", "recallbench.report"},
+          {"title", in.title},
+          {"generated", utc_now()},
+          {"source", in.runs->source},
+          {"context", in.runs->context},
+          {"commits", in.runs->commits},
+          {"verdict", report_verdict(in)},
+          {"runs", runs_json(*in.runs)},
+          {"configs", configs},
+          {"contrasts", contrasts_to_json(in.contrasts)},
+          {"baseline", in.comparison ? json(in.baseline_path) : json(nullptr)},
+          {"comparison", in.comparison ? comparison_to_json(*in.comparison) : json(nullptr)},
+          {"bench", bench}};
+}
+
+std::string report_markdown(const ReportInput& in) {
+  RB_ASSERT(in.runs != nullptr, "report needs results");
+  std::string md;
+  const std::string verdict = report_verdict(in);
+  std::string headline;
+  if (in.comparison) {
+    const Comparison& c = *in.comparison;
+    headline = fmt::format("**{}**: {} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} "
+                           "compared configs",
+                           verdict, c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size());
+  } else {
+    headline = "**no baseline**: results only, nothing was gated";
+  }
+  md += "## recallbench: " + verdict + "\n\n" + headline + "\n\n";
+  md += fmt::format("Results: `{}` ({} runs in {} configs, commit {})", in.runs->source, in.runs->run_count,
+                    in.runs->configs.size(), short_commit(in.runs->context));
+  if (in.comparison) {
+    const Comparison& c = *in.comparison;
+    md += fmt::format(" · baseline: `{}` (commit {}) · {} over {} tests, alpha {}, minimum effect {:.0f} points "
+                      "lock-in or {:.2f} recall",
+                      in.baseline_path, short_commit(c.baseline_context), stats::adjust_method_name(c.options.adjust),
+                      c.tests, c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop);
+  }
+  md += "\n\n";
+  if (in.comparison) {
+    for (Verdict v : {Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
+      std::string section;
+      for (const auto& cc : in.comparison->configs) {
+        if (cc.verdict != v) continue;
+        section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
+      }
+      if (!section.empty()) {
+        const char* title = v == Verdict::kRegression ? "Regressions" : v == Verdict::kInconclusive ? "Inconclusive" : "Improvements";
+        md += fmt::format("### {}\n\n{}\n", title, section);
+      }
+    }
+    if (!in.comparison->missing_in_current.empty()) {
+      md += "### In the baseline, missing from these results\n\n";
+      for (const auto& k : in.comparison->missing_in_current) md += "- `" + k + "`\n";
+      md += "\n";
+    }
+    if (!in.comparison->missing_in_baseline.empty()) {
+      md += "### New (not in the baseline, not gated)\n\n";
+      for (const auto& k : in.comparison->missing_in_baseline) md += "- `" + k + "`\n";
+      md += "\n";
+    }
+  }
+  std::map<std::string, std::string> verdict_of;
+  if (in.comparison)
+    for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
+  md += "### Configs\n\n| cell | task | lock-in | 95% CI | median recall | steps to lock in | state (budget) | floor bits |"
+        " verdict |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : in.runs->configs) {
+    const auto s = summarize(c);
+    const auto it = verdict_of.find(c.key);
+    md += fmt::format("| {} | {} | {}/{} | {:.2f}–{:.2f} | {:.3f} | {} | {} ({}) | {:.0f} | {} |\n", md_escape(c.cell),
+                      md_escape(c.task_label()), s.k, s.n, s.ci.low, s.ci.high, s.recall.median,
+                      s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–", c.state_size,
+                      c.state_budget > 0 ? std::to_string(c.state_budget) : "default", c.capacity_bits,
+                      it == verdict_of.end() ? "–" : it->second);
+  }
+  md += "\n";
+  std::string contrasts;
+  for (const auto& r : in.contrasts) {
+    if (r.missing) continue;
+    contrasts += fmt::format("| {} | {}/{} vs {}/{} | {:+.2f} | {:.3g} | {:.3g}{} |\n", md_escape(r.spec.name), r.k_a,
+                             r.n_a, r.k_b, r.n_b, r.rate_diff, r.p, r.p_adj, r.significant ? " (significant)" : "");
+  }
+  if (!contrasts.empty())
+    md += "### Contrasts (two-sided Fisher on lock-in counts, Holm across the battery)\n\n| contrast | lock-in | "
+          "rate diff | p | p (Holm) |\n|---|---|---|---|---|\n" + contrasts + "\n";
+  return md;
+}
+
+std::string comparison_text(const Comparison& c, const std::string& baseline_path) {
+  std::string out = fmt::format(
+      "verdict: {} ({} regression, {} inconclusive, {} improvement, {} no change of {} configs compared with {}; "
+      "{} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in or {:.2f} recall)\n",
+      verdict_name(c.verdict), c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(),
+      baseline_path, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
+      100 * c.options.min_lockin_drop, c.options.min_recall_drop);
+  for (const auto& cc : c.configs) {
+    if (cc.verdict == Verdict::kNoChange) continue;
+    out += fmt::format("  {:<12} {}\n               {}\n", verdict_name(cc.verdict), cc.key, cc.reason);
+  }
+  for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
+  for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
+  return out;
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (ec) throw UsageError("cannot create directory " + path.parent_path().string() + ": " + ec.message());
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError("cannot write " + tmp.string());
+    out << text;
+    out.flush();
+    if (!out) throw UsageError("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw UsageError("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Baselines
+// ---------------------------------------------------------------------------------------------------
+
+json baseline_json(const RunSet& runs, const std::string& battery) {
+  json configs = json::array();
+  for (const auto& c : runs.configs) configs.push_back(config_to_json(c, false));
+  return {{"schema_version", kBaselineSchemaVersion},
+          {"kind", "recallbench.baseline"},
+          {"battery", battery},
+          {"created", utc_now()},
+          {"source", runs.source},
+          {"context", runs.context},
+          {"commits", runs.commits},
+          {"configs", configs}};
+}
+
+Baseline read_baseline(const std::filesystem::path& path) {
+  const std::string where = "baseline " + path.string();
+  const std::string hint = "record a baseline with `recallbench baseline update BATTERY --results DIR`";
+  if (!std::filesystem::exists(path)) throw UsageError(where + ": file not found", hint);
+  json doc;
+  try {
+    doc = read_json_file(path);
+  } catch (const UsageError& e) {
+    throw UsageError(e.what(), hint);  // "malformed JSON in FILE: ..." or "cannot read FILE"
+  }
+  if (!doc.is_object())
+    throw UsageError(where + ": got a JSON " + std::string(doc.type_name()) + ", expected an object", hint);
+  const std::string kind = doc.contains("kind") && doc.at("kind").is_string() ? doc.at("kind").get<std::string>() : "";
+  if (kind != "recallbench.baseline" && kind != "recallbench.report")
+    throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.baseline' (or a 'recallbench.report')",
+                     hint);
+  const int expected = kind == "recallbench.baseline" ? kBaselineSchemaVersion : kReportSchemaVersion;
+  if (!doc.contains("schema_version") || !doc.at("schema_version").is_number_integer())
+    throw UsageError(where + ": no integer field 'schema_version', expected " + std::to_string(expected), hint);
+  const int version = doc.at("schema_version").get<int>();
+  if (version != expected)
+    throw UsageError(fmt::format("{}: got schema_version {}, expected {} (this recallbench reads {} version {})", where,
+                                 version, expected, kind, expected),
+                     hint);
+  Baseline b;
+  b.battery = doc.value("battery", "");
+  b.created = doc.value("created", doc.value("generated", ""));
+  b.context = doc.value("context", json::object());
+  b.commits = doc.value("commits", json::array());
+  const json configs = require_field<json>(doc, "configs", where);
+  if (!configs.is_array() || configs.empty())
+    throw UsageError(where + ": field 'configs' must be a non-empty array", hint);
+  for (size_t i = 0; i < configs.size(); ++i)
+    b.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
+  return b;
+}
+
+}  // namespace rb::reports

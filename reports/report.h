@@ -1,0 +1,87 @@
+// Reports: the JSON report (versioned; schema in reports/schema/report.schema.json), the self-contained
+// HTML page (inline CSS and SVG, no network), the Markdown summary for a pull-request comment or
+// $GITHUB_STEP_SUMMARY, and stored baselines (ci/baselines/<battery>.json).
+//
+//   RunSet runs = load_results("results");
+//   ReportInput in{runs, contrasts, &comparison, bench};
+//   json doc = report_json(in);  std::string page = report_html(in);  std::string md = report_markdown(in);
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/compare.h"
+#include "reports/results.h"
+
+namespace rb::reports {
+
+inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kBaselineSchemaVersion = 1;
+
+// Everything a report shows.
+struct ReportInput {
+  const RunSet* runs = nullptr;                 // the current results (required)
+  std::vector<ContrastResult> contrasts;        // tested contrasts (declared by the battery, or inferred)
+  const Comparison* comparison = nullptr;       // against a baseline, when one was given
+  std::string baseline_path;                    // where the baseline came from
+  json bench = nullptr;                         // kernel throughput: a Google Benchmark JSON, when given
+  std::string title = "recallbench report";
+};
+
+// The overall verdict of a report: the comparison's, or "no baseline" without one.
+std::string report_verdict(const ReportInput& in);
+
+// The JSON report: schema_version, kind "recallbench.report", context, runs, configs, contrasts,
+// comparison, verdict, bench.
+json report_json(const ReportInput& in);
+
+// One self-contained HTML page (see the file comment).
+std::string report_html(const ReportInput& in);
+
+// A short Markdown summary: verdict, regressions and inconclusive configs with their reasons, a
+// leaderboard table, missing configs.
+std::string report_markdown(const ReportInput& in);
+
+// The comparison as plain text for the terminal: the verdict line, then one line per config that is not
+// "no change" (with its reason), then missing configs.
+std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+
+// Writes text to `path` atomically (temporary file in the same directory, then rename); creates the
+// directory. UsageError when it cannot.
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+
+// Kernel throughput rows from a Google Benchmark JSON (--benchmark_format=json): name, items or bytes
+// per second, real time. Malformed input: UsageError.
+struct BenchRow {
+  std::string name;
+  double items_per_second = 0.0;  // tokens/s when the benchmark counts items; 0 when absent
+  double real_time = 0.0;         // per iteration, in `time_unit`
+  std::string time_unit;
+};
+std::vector<BenchRow> bench_rows(const json& bench);
+
+// ---------------------------------------------------------------------------------------------------
+// Baselines
+// ---------------------------------------------------------------------------------------------------
+
+struct Baseline {
+  std::string battery;            // the battery it was recorded from ("" when ad hoc)
+  std::string created;            // UTC date it was written
+  json context = json::object();  // where the results came from (machine, build, commit)
+  json commits = json::array();   // distinct commits of its runs
+  std::vector<Config> configs;    // per-seed outcomes, no learning curves
+};
+
+// The baseline document for `runs` (kind "recallbench.baseline", schema_version 1).
+json baseline_json(const RunSet& runs, const std::string& battery);
+
+// Reads a baseline. Accepts a baseline document or a report (whose configs have the same form).
+// Malformed JSON, a wrong kind or schema_version, or missing fields: UsageError with a clear message
+// (the CLI exits 2).
+Baseline read_baseline(const std::filesystem::path& path);
+
+}  // namespace rb::reports

@@ -1,0 +1,361 @@
+// Reading run documents into configurations, and the per-configuration summary.
+#include "reports/results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+#include "suite/train/train_api.h"
+
+namespace rb::reports {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double number_or(const json& j, const char* key, double fallback) {
+  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
+  return j.at(key).get<double>();
+}
+
+int64_t integer_or(const json& j, const char* key, int64_t fallback) {
+  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
+  return j.at(key).get<int64_t>();
+}
+
+std::vector<CurvePoint> curve_from_json(const json& c) {
+  std::vector<CurvePoint> out;
+  if (!c.is_array()) return out;
+  for (const auto& p : c) {
+    if (!p.is_object()) continue;
+    out.push_back({integer_or(p, "step", 0), number_or(p, "accuracy", 0.0), number_or(p, "loss", kNaN)});
+  }
+  return out;
+}
+
+json curve_to_json(const std::vector<CurvePoint>& curve) {
+  json out = json::array();
+  for (const auto& p : curve)
+    out.push_back({{"step", p.step},
+                   {"accuracy", p.accuracy},
+                   {"loss", std::isfinite(p.loss) ? json(p.loss) : json(nullptr)}});
+  return out;
+}
+
+// One run document into (config skeleton, seed outcome). Checks kind, version and the fields that matter.
+std::pair<Config, SeedOutcome> parse_run(const json& doc, const std::string& where) {
+  if (!doc.is_object()) throw UsageError(where + ": got a JSON " + std::string(doc.type_name()) + ", expected a run document (object)");
+  const std::string kind = doc.value("kind", "");
+  if (kind != "recallbench.run")
+    throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run'",
+                     "pass a results directory (recallbench run --out DIR), a run file, a baseline or a report");
+  const int version = doc.contains("schema_version") && doc.at("schema_version").is_number_integer()
+                          ? doc.at("schema_version").get<int>()
+                          : -1;
+  if (version != kRunSchemaVersion)
+    throw UsageError(fmt::format("{}: got run schema_version {}, expected {}", where, version, kRunSchemaVersion),
+                     "rerun with this version of recallbench (recallbench run --force)");
+  const json spec = require_field<json>(doc, "spec", where);
+  const json result = require_field<json>(doc, "result", where);
+  Config c;
+  c.key = require_field<std::string>(doc, "config_key", where);
+  const json cell = require_field<json>(spec, "cell", where + ".spec");
+  const json task = require_field<json>(spec, "task", where + ".spec");
+  c.cell = require_field<std::string>(cell, "name", where + ".spec.cell");
+  c.task = require_field<std::string>(task, "name", where + ".spec.task");
+  c.cell_options = cell.value("options", json::object());
+  c.task_options = task.value("options", json::object());
+  c.model = require_field<json>(spec, "model", where + ".spec");
+  c.train = require_field<json>(spec, "train", where + ".spec");
+  c.state_budget = integer_or(c.model, "state_budget", 0);
+  c.state_size = integer_or(result, "state_size", 0);
+  c.parameters = integer_or(result, "parameters", 0);
+  c.capacity_bits = number_or(result, "capacity_bits", 0.0);
+
+  SeedOutcome s;
+  s.seed = require_field<int64_t>(spec, "seed", where + ".spec");
+  s.status = require_field<std::string>(result, "status", where + ".result");
+  s.message = result.value("message", "");
+  s.locked_in = require_field<bool>(result, "locked_in", where + ".result");
+  s.final_accuracy = require_field<double>(result, "final_accuracy", where + ".result");
+  s.best_accuracy = number_or(result, "best_accuracy", s.final_accuracy);
+  s.lock_in_step = integer_or(result, "lock_in_step", -1);
+  s.steps = integer_or(result, "steps", 0);
+  s.wall_seconds = number_or(result, "wall_seconds", 0.0);
+  s.steps_per_second = number_or(result, "steps_per_second", 0.0);
+  if (s.status != "ok") s.locked_in = false;
+  if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
+    throw UsageError(fmt::format("{}: result.final_accuracy got {}, expected a number in [0, 1]", where,
+                                 s.final_accuracy));
+  s.curve = curve_from_json(doc.value("curve", json::array()));
+  return {c, s};
+}
+
+double quantile_sorted(const std::vector<double>& v, double q) {
+  if (v.empty()) return kNaN;
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+std::vector<fs::path> run_files_in(const fs::path& dir) {
+  std::vector<fs::path> files;
+  const fs::path runs = fs::is_directory(dir / "runs") ? dir / "runs" : dir;
+  for (const auto& e : fs::directory_iterator(runs)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The battery name and declared contrasts of the runner's DIR/plan.json (suite/planner.h), when present.
+void read_plan(const fs::path& plan_path, RunSet& set) {
+  if (!fs::exists(plan_path)) return;
+  const json plan = read_json_file(plan_path);
+  const std::string where = plan_path.string();
+  if (!plan.is_object() || plan.value("kind", "") != "recallbench.plan")
+    throw UsageError(where + ": got no 'recallbench.plan' document, expected the runner's plan (or no plan.json)");
+  if (plan.contains("battery") && plan.at("battery").is_object())
+    set.battery = plan.at("battery").value("name", "");
+  if (!plan.contains("contrasts")) return;
+  const json& contrasts = plan.at("contrasts");
+  if (!contrasts.is_array()) throw UsageError(where + ": field 'contrasts' must be an array");
+  for (size_t i = 0; i < contrasts.size(); ++i) {
+    const std::string w = fmt::format("{}: contrasts[{}]", where, i);
+    ContrastSpec c;
+    c.name = require_field<std::string>(contrasts[i], "name", w);
+    c.knob = contrasts[i].value("knob", "");
+    c.a = require_field<std::string>(contrasts[i], "a", w);
+    c.b = require_field<std::string>(contrasts[i], "b", w);
+    c.declared = true;
+    set.declared_contrasts.push_back(c);
+  }
+}
+
+}  // namespace
+
+std::string Config::task_label() const {
+  std::string label = task;
+  for (const auto& [k, v] : task_options.items()) {
+    if (v.is_primitive()) label += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return label;
+}
+
+double Config::task_number(const std::string& option) const {
+  if (!task_options.contains(option) || !task_options.at(option).is_number()) return kNaN;
+  return task_options.at(option).get<double>();
+}
+
+RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents) {
+  RunSet set;
+  std::map<std::string, Config> by_key;
+  std::map<std::string, std::string> seen_run;  // run key → where
+  std::set<std::string> commits;
+  for (const auto& [where, doc] : documents) {
+    auto [config, seed] = parse_run(doc, where);
+    const std::string run_key = config.key + "/seed:" + std::to_string(seed.seed);
+    if (auto it = seen_run.find(run_key); it != seen_run.end())
+      throw UsageError("run " + run_key + " appears twice: in " + it->second + " and in " + where,
+                       "a results directory holds one file per run; remove the duplicate");
+    seen_run[run_key] = where;
+    if (set.run_count == 0) set.context = doc.value("context", json::object());
+    if (doc.contains("context") && doc.at("context").contains("git_commit") && doc.at("context").at("git_commit").is_string())
+      commits.insert(doc.at("context").at("git_commit").get<std::string>());
+    ++set.run_count;
+    auto [it, fresh] = by_key.try_emplace(config.key, config);
+    if (!fresh && it->second.state_size != config.state_size)
+      throw UsageError(fmt::format("config {}: runs disagree on state_size ({} in one, {} in {})", config.key,
+                                   it->second.state_size, config.state_size, where));
+    it->second.seeds.push_back(std::move(seed));
+  }
+  for (auto& [key, c] : by_key) {
+    std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
+    set.configs.push_back(std::move(c));
+  }
+  for (const auto& c : commits) set.commits.push_back(c);
+  return set;
+}
+
+RunSet load_results(const fs::path& path) {
+  if (!fs::exists(path))
+    throw UsageError("results not found: " + path.string(),
+                     "expected a results directory (recallbench run --out DIR) or a JSON file");
+  if (fs::is_directory(path)) {
+    std::vector<std::pair<std::string, json>> docs;
+    for (const auto& f : run_files_in(path)) {
+      if (f.filename() == "plan.json" || f.filename() == "aggregate.json" || f.filename().string().rfind("report", 0) == 0)
+        continue;  // the runner's and the reports' own documents, when runs sit directly in DIR
+      docs.emplace_back(f.string(), read_json_file(f));
+    }
+    if (docs.empty())
+      throw UsageError("no run results in " + path.string() + ": got 0 files *.json, expected at least one",
+                       "run `recallbench run ... --out " + path.string() + "` first");
+    RunSet set = group_runs(docs);
+    set.source = path.string();
+    read_plan(path / "plan.json", set);
+    return set;
+  }
+  const json doc = read_json_file(path);
+  const std::string where = path.string();
+  const std::string kind = doc.is_object() ? doc.value("kind", "") : "";
+  if (kind == "recallbench.run") {
+    RunSet set = group_runs({{where, doc}});
+    set.source = where;
+    return set;
+  }
+  if (kind == "recallbench.baseline" || kind == "recallbench.report") {
+    RunSet set;
+    set.source = where;
+    const json configs = require_field<json>(doc, "configs", where);
+    if (!configs.is_array()) throw UsageError(where + ": field 'configs' must be an array");
+    for (size_t i = 0; i < configs.size(); ++i) {
+      set.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
+      set.run_count += static_cast<int64_t>(set.configs.back().seeds.size());
+    }
+    set.context = doc.value("context", json::object());
+    std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
+    return set;
+  }
+  throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline' or 'recallbench.report'");
+}
+
+Spread spread(std::vector<double> values) {
+  Spread s;
+  if (values.empty()) {
+    s.mean = s.median = s.sd = s.min = s.max = s.q1 = s.q3 = kNaN;
+    return s;
+  }
+  std::sort(values.begin(), values.end());
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  s.mean = sum / static_cast<double>(values.size());
+  double ss = 0.0;
+  for (double v : values) ss += (v - s.mean) * (v - s.mean);
+  s.sd = values.size() > 1 ? std::sqrt(ss / static_cast<double>(values.size() - 1)) : 0.0;
+  s.min = values.front();
+  s.max = values.back();
+  s.median = quantile_sorted(values, 0.5);
+  s.q1 = quantile_sorted(values, 0.25);
+  s.q3 = quantile_sorted(values, 0.75);
+  return s;
+}
+
+ConfigSummary summarize(const Config& config, double level) {
+  ConfigSummary s;
+  s.level = level;
+  s.n = static_cast<int64_t>(config.seeds.size());
+  std::vector<double> recall, steps;
+  for (const auto& seed : config.seeds) {
+    if (seed.locked_in) {
+      ++s.k;
+      if (seed.lock_in_step >= 0) steps.push_back(static_cast<double>(seed.lock_in_step));
+    }
+    if (seed.status != "ok") ++s.failed;
+    recall.push_back(seed.final_accuracy);
+  }
+  s.rate = s.n ? static_cast<double>(s.k) / static_cast<double>(s.n) : 0.0;
+  s.ci = s.n ? stats::clopper_pearson(s.k, s.n, level) : stats::Interval{0.0, 1.0};
+  s.recall = spread(recall);
+  if (!steps.empty()) s.median_lock_in_step = spread(steps).median;
+  s.floor_bits_per_number = config.state_size > 0 ? config.capacity_bits / static_cast<double>(config.state_size) : 0.0;
+  return s;
+}
+
+json summary_to_json(const ConfigSummary& s) {
+  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"locked_in", s.k},
+          {"seeds", s.n},
+          {"lock_in_rate", s.rate},
+          {"lock_in_ci", {{"low", s.ci.low}, {"high", s.ci.high}, {"level", s.level}, {"method", "clopper-pearson"}}},
+          {"recall",
+           {{"mean", num(s.recall.mean)}, {"median", num(s.recall.median)}, {"sd", num(s.recall.sd)},
+            {"min", num(s.recall.min)}, {"max", num(s.recall.max)}, {"q1", num(s.recall.q1)}, {"q3", num(s.recall.q3)}}},
+          {"median_lock_in_step", s.median_lock_in_step >= 0 ? json(s.median_lock_in_step) : json(nullptr)},
+          {"failed", s.failed},
+          {"floor_bits_per_number", s.floor_bits_per_number}};
+}
+
+json config_to_json(const Config& c, bool with_curves) {
+  json seeds = json::array();
+  for (const auto& s : c.seeds) {
+    json j = {{"seed", s.seed},
+              {"status", s.status},
+              {"locked_in", s.locked_in},
+              {"final_accuracy", s.final_accuracy},
+              {"best_accuracy", s.best_accuracy},
+              {"lock_in_step", s.lock_in_step >= 0 ? json(s.lock_in_step) : json(nullptr)},
+              {"steps", s.steps},
+              {"wall_seconds", s.wall_seconds},
+              {"steps_per_second", s.steps_per_second}};
+    if (!s.message.empty()) j["message"] = s.message;
+    if (with_curves) j["curve"] = curve_to_json(s.curve);
+    seeds.push_back(std::move(j));
+  }
+  return {{"key", c.key},
+          {"cell", c.cell},
+          {"task", c.task},
+          {"task_options", c.task_options},
+          {"cell_options", c.cell_options},
+          {"model", c.model},
+          {"train", c.train},
+          {"state_size", c.state_size},
+          {"state_budget", c.state_budget},
+          {"parameters", c.parameters},
+          {"capacity_bits", c.capacity_bits},
+          {"summary", summary_to_json(summarize(c))},
+          {"seeds", seeds}};
+}
+
+Config config_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw UsageError(where + ": got a JSON " + std::string(j.type_name()) + ", expected an object");
+  Config c;
+  c.key = require_field<std::string>(j, "key", where);
+  c.cell = require_field<std::string>(j, "cell", where);
+  c.task = require_field<std::string>(j, "task", where);
+  c.task_options = require_field<json>(j, "task_options", where);
+  c.cell_options = j.value("cell_options", json::object());
+  c.model = require_field<json>(j, "model", where);
+  c.train = require_field<json>(j, "train", where);
+  c.state_size = require_field<int64_t>(j, "state_size", where);
+  c.state_budget = require_field<int64_t>(j, "state_budget", where);
+  c.parameters = integer_or(j, "parameters", 0);
+  c.capacity_bits = number_or(j, "capacity_bits", 0.0);
+  const json seeds = require_field<json>(j, "seeds", where);
+  if (!seeds.is_array() || seeds.empty())
+    throw UsageError(where + ": field 'seeds' must be a non-empty array of per-seed outcomes");
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const std::string w = fmt::format("{}.seeds[{}]", where, i);
+    const json& sj = seeds[i];
+    if (!sj.is_object()) throw UsageError(w + ": expected an object");
+    SeedOutcome s;
+    s.seed = require_field<int64_t>(sj, "seed", w);
+    if (!seen.insert(s.seed).second) throw UsageError(fmt::format("{}: seed {} appears twice", where, s.seed));
+    s.status = sj.value("status", "ok");
+    s.message = sj.value("message", "");
+    s.locked_in = require_field<bool>(sj, "locked_in", w);
+    s.final_accuracy = require_field<double>(sj, "final_accuracy", w);
+    if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
+      throw UsageError(fmt::format("{}: final_accuracy got {}, expected a number in [0, 1]", w, s.final_accuracy));
+    s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
+    s.lock_in_step = integer_or(sj, "lock_in_step", -1);
+    s.steps = integer_or(sj, "steps", 0);
+    s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
+    s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
+    s.curve = curve_from_json(sj.value("curve", json::array()));
+    c.seeds.push_back(std::move(s));
+  }
+  std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
+  return c;
+}
+
+}  // namespace rb::reports

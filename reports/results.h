@@ -1,0 +1,120 @@
+// Reading results: run documents written by `recallbench run` (one JSON file per run), grouped into
+// configurations (all seeds of one cell × task × parameters × training recipe), and the summary of a
+// configuration that reports and the gate show: lock-in k/n with an exact interval, recall spread,
+// median steps to lock in, state size beside the capacity floor of the task.
+//
+// The same Config structure is what baselines and reports store (config_to_json / config_from_json), so a
+// baseline, a report and a results directory can each be read as "the current side" of a comparison.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "stats/stats.h"
+
+namespace rb::reports {
+
+using json = nlohmann::json;
+
+// One evaluation point of a learning curve.
+struct CurvePoint {
+  int64_t step = 0;
+  double accuracy = 0.0;  // held-out accuracy at `step`
+  double loss = 0.0;      // mean training loss since the previous point (NaN when not finite)
+};
+
+// The outcome of one seed of a configuration.
+struct SeedOutcome {
+  int64_t seed = 0;
+  std::string status = "ok";       // ok | diverged | error (anything but ok counts as not locked in)
+  std::string message;             // why, when status is not ok
+  bool locked_in = false;          // held-out accuracy reached the recipe's threshold
+  double final_accuracy = 0.0;     // held-out accuracy at the last evaluation (the "recall" of the seed)
+  double best_accuracy = 0.0;      // best held-out accuracy seen
+  int64_t lock_in_step = -1;       // step at which it locked in; -1 when it did not
+  int64_t steps = 0;               // optimiser steps taken
+  double wall_seconds = 0.0;       // training time
+  double steps_per_second = 0.0;   // training throughput
+  std::vector<CurvePoint> curve;   // learning curve (empty in baselines)
+};
+
+// All seeds of one configuration.
+struct Config {
+  std::string key;                    // config key (RunSpec::config_key): joins baselines and results
+  std::string cell;                   // cell name, e.g. "diag+conv"
+  std::string task;                   // task name, e.g. "mqar"
+  json task_options = json::object(); // resolved task options (pairs, length, vocab, ...)
+  json cell_options = json::object(); // resolved cell options
+  json model = json::object();        // model spec: d_model, layers, state_budget, mlp
+  json train = json::object();        // training recipe (RunSpec::train)
+  int64_t state_size = 0;             // recurrent state per layer per sequence, in numbers (measured)
+  int64_t state_budget = 0;           // the state budget asked for (model.state_budget; 0 = cell default)
+  int64_t parameters = 0;             // trainable parameters
+  double capacity_bits = 0.0;         // what the task requires the state to hold: K·log2 V bits
+  std::vector<SeedOutcome> seeds;     // sorted by seed, one per seed
+
+  // "mqar pairs:8 length:64 vocab:256": the task with its scalar options, for humans.
+  std::string task_label() const;
+  // A task option as a number (e.g. "pairs"); NaN when absent or not a number.
+  double task_number(const std::string& option) const;
+};
+
+// Two configurations of one battery that differ in one knob (e.g. conv on/off).
+struct ContrastSpec {
+  std::string name;   // e.g. "conv: diag+conv vs diag on mqar pairs:8 length:64"
+  std::string a;      // config key of the arm with the knob (or the battery's first arm)
+  std::string b;      // config key of the other arm
+  std::string knob;   // what differs, e.g. "conv"
+  bool declared = false;  // declared by the battery (true) or inferred from the cell names (false)
+};
+
+// What was read from a results directory or file.
+struct RunSet {
+  std::vector<Config> configs;        // sorted by key
+  json context = json::object();      // the context of the first run (machine, build, commit)
+  json commits = json::array();       // distinct git commits the runs came from
+  int64_t run_count = 0;              // run documents read
+  std::string source;                 // what was read (the path)
+  std::string battery;                // the battery of DIR/plan.json ("" when none)
+  std::vector<ContrastSpec> declared_contrasts;  // the contrasts DIR/plan.json declares
+};
+
+// Reads results. `path` may be a results directory (its runs/*.json, or *.json directly in it; with the
+// battery name and declared contrasts of DIR/plan.json when the runner wrote one), one run document, a
+// baseline or a report (their "configs"). Runs are grouped into configs by config_key; a
+// second document for the same run key is an error. Malformed or wrong-version files: UsageError naming
+// the file and what was expected.
+RunSet load_results(const std::filesystem::path& path);
+
+// Groups run documents (kind "recallbench.run") into configs. `where` names the source in messages.
+RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents);
+
+// Summary statistics of a configuration.
+struct Spread {
+  double mean = 0.0, median = 0.0, sd = 0.0, min = 0.0, max = 0.0, q1 = 0.0, q3 = 0.0;
+};
+struct ConfigSummary {
+  int64_t k = 0;                  // seeds that locked in
+  int64_t n = 0;                  // seeds
+  double rate = 0.0;              // k / n
+  stats::Interval ci;             // Clopper–Pearson interval of the lock-in rate at `level`
+  double level = 0.95;
+  Spread recall;                  // per-seed final held-out accuracy
+  double median_lock_in_step = -1.0;  // median over the seeds that locked in; -1 when none did
+  int64_t failed = 0;             // seeds whose status is not ok (diverged, error)
+  double floor_bits_per_number = 0.0;  // capacity_bits / state_size: bits each state number must carry
+};
+ConfigSummary summarize(const Config& config, double level = 0.95);
+Spread spread(std::vector<double> values);
+
+// Serialisation shared by baselines and reports. `with_curves` keeps the learning curves.
+json config_to_json(const Config& config, bool with_curves);
+json summary_to_json(const ConfigSummary& summary);
+// Parses one stored config; UsageError naming `where` and the field on a bad document.
+Config config_from_json(const json& j, const std::string& where);
+
+}  // namespace rb::reports
