@@ -1,14 +1,27 @@
-// Internal to kernels/cuda: argument checks shared by the launchers, the launch-error check, and the warp
-// reductions. Not a public header.
+// Internal to kernels/cuda: argument checks shared by the launchers, the launch-error check, the warp
+// reductions, and the launch macro. Not a public header.
+//
+// RB_CUDA_EMULATION (set only by tests/cuda's emulated test): the .cu files are compiled as plain C++ against
+// tests/cuda/cuda_emulation.h, which runs each CUDA thread as a CPU fiber, so CI without a GPU still executes
+// the kernels' indexing and algebra. Production builds never define it.
 #pragma once
 
+#ifndef RB_CUDA_EMULATION
 #include <cuda_runtime.h>
+#endif
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "suite/core/errors.h"
+
+// RB_CUDA_LAUNCH(kernel, grid, block, stream)(args...): kernel<<<grid, block, 0, stream>>>(args...).
+#ifdef RB_CUDA_EMULATION
+#define RB_CUDA_LAUNCH(kernel, grid, block, stream) ::rb_emu::Launch((grid), (block), kernel)
+#else
+#define RB_CUDA_LAUNCH(kernel, grid, block, stream) kernel<<<(grid), (block), 0, (stream)>>>
+#endif
 
 namespace rb::cuda_detail {
 

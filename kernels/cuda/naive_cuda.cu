@@ -93,7 +93,7 @@ void gla_fwd_cuda_naive(const float* q, const float* k, const float* v, const fl
   cuda_detail::require_ptr(g, kWho, "g");
   cuda_detail::require_ptr(o, kWho, "o");
   const int64_t BH = int64_t(B) * H;
-  gla_naive_kernel<<<blocks_for(BH * V, kWho), kThreads, 0, stream>>>(q, k, v, g, o, BH, T, K, V);
+  RB_CUDA_LAUNCH(gla_naive_kernel, blocks_for(BH * V, kWho), kThreads, stream)(q, k, v, g, o, BH, T, K, V);
   cuda_detail::check_launch(kWho);
 }
 
@@ -107,7 +107,8 @@ void delta_rule_fwd_cuda_naive(const float* q, const float* k, const float* v, c
   cuda_detail::require_ptr(beta, kWho, "beta");
   cuda_detail::require_ptr(o, kWho, "o");
   const int64_t BH = int64_t(B) * H;
-  delta_rule_naive_kernel<<<blocks_for(BH * V, kWho), kThreads, 0, stream>>>(q, k, v, beta, g, o, BH, T, K, V);
+  RB_CUDA_LAUNCH(delta_rule_naive_kernel, blocks_for(BH * V, kWho), kThreads, stream)
+  (q, k, v, beta, g, o, BH, T, K, V);
   cuda_detail::check_launch(kWho);
 }
 
@@ -122,7 +123,7 @@ void short_conv_fwd_cuda_naive(const float* x, const float* weight, const float*
   cuda_detail::require_ptr(weight, kWho, "weight");
   cuda_detail::require_ptr(y, kWho, "y");
   const int64_t n = int64_t(B) * T * C;
-  short_conv_naive_kernel<<<blocks_for(n, kWho), kThreads, 0, stream>>>(x, weight, bias, y, B, T, C, W, silu);
+  RB_CUDA_LAUNCH(short_conv_naive_kernel, blocks_for(n, kWho), kThreads, stream)(x, weight, bias, y, B, T, C, W, silu);
   cuda_detail::check_launch(kWho);
 }
 

@@ -222,7 +222,8 @@ void gla_fwd_cuda(const float* q, const float* k, const float* v, const float* g
   const int vtiles = cuda_detail::ceil_div(V, kCols);
   const int blocks = B * H * vtiles;
   dispatch_kpl(K, [&](auto kpl) {
-    gla_fwd_kernel<decltype(kpl)::value><<<blocks, 32 * kCols, 0, stream>>>(q, k, v, g, o, h0, ht, T, K, V, vtiles);
+    RB_CUDA_LAUNCH(gla_fwd_kernel<decltype(kpl)::value>, blocks, 32 * kCols, stream)
+    (q, k, v, g, o, h0, ht, T, K, V, vtiles);
   });
   cuda_detail::check_launch(kWho);
 }
@@ -240,8 +241,8 @@ void delta_rule_fwd_cuda(const float* q, const float* k, const float* v, const f
   const int vtiles = cuda_detail::ceil_div(V, kCols);
   const int blocks = B * H * vtiles;
   dispatch_kpl(K, [&](auto kpl) {
-    delta_rule_fwd_kernel<decltype(kpl)::value>
-        <<<blocks, 32 * kCols, 0, stream>>>(q, k, v, beta, g, o, h0, ht, T, K, V, vtiles);
+    RB_CUDA_LAUNCH(delta_rule_fwd_kernel<decltype(kpl)::value>, blocks, 32 * kCols, stream)
+    (q, k, v, beta, g, o, h0, ht, T, K, V, vtiles);
   });
   cuda_detail::check_launch(kWho);
 }

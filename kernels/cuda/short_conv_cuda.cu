@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int W>
 void launch(const float* x, const float* weight, const float* bias, float* y, int blocks, int T, int C,
             int tblocks, int cblocks, bool silu, cudaStream_t stream) {
-  short_conv_fwd_kernel<W><<<blocks, kThreads, 0, stream>>>(x, weight, bias, y, T, C, tblocks, cblocks, silu);
+  RB_CUDA_LAUNCH(short_conv_fwd_kernel<W>, blocks, kThreads, stream)(x, weight, bias, y, T, C, tblocks, cblocks, silu);
 }
 
 }  // namespace
