@@ -66,7 +66,15 @@ Hypergeom make_hypergeom(int64_t n1, int64_t n2, int64_t m) {
     s = t;
     h.logd[static_cast<size_t>(x - h.lo)] = s + c;
   }
-  h.log_total = tilted_lse(h, 0.0, h.lo, h.hi, 0);
+  // Full compensated sum (not the truncated walk): a p-value whose tail is the whole support is exactly 1.
+  double sum = 0.0, comp = 0.0;
+  for (double v : h.logd) {
+    const double e = std::exp(v);
+    const double t = sum + e;
+    comp += std::fabs(sum) >= std::fabs(e) ? (sum - t) + e : (e - t) + sum;
+    sum = t;
+  }
+  h.log_total = std::log(sum + comp);
   return h;
 }
 
