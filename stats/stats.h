@@ -186,7 +186,7 @@ std::vector<double> p_adjust(const std::vector<double>& p, AdjustMethod method);
 // Exact power of Fisher's test at level alpha: P(fisher p <= alpha) when row 1 ~ Binomial(n1, p1) and
 // row 2 ~ Binomial(n2, p2), by enumerating all (n1 + 1) * (n2 + 1) outcomes. kGreater rejects for
 // row 1 higher (use with p1 > p2). Requires 0 <= p1, p2 <= 1, n1, n2 >= 1, 0 < alpha < 1.
-// Example: fisher_power(0.7, 0.1, 10, 10) ~ 0.58.
+// Example: fisher_power(0.7, 0.1, 10, 10) = 0.667 (two-sided, alpha 0.05).
 double fisher_power(double p1, double p2, int64_t n1, int64_t n2, double alpha = 0.05,
                     Alternative alt = Alternative::kTwoSided);
 
@@ -198,7 +198,7 @@ struct SeedPlan {
 
 // Smallest equal number of seeds per configuration, n1 = n2 = n in [1, max_n], whose exact Fisher power
 // reaches `target_power`. (Fisher power is not monotone in n; this is the first n that reaches it.)
-// Example: seeds_for_power(0.1, 0.7) gives n = 14 at power >= 0.8 (two-sided, alpha 0.05).
+// Example: seeds_for_power(0.1, 0.7) gives n = 12 (power 0.826; two-sided, alpha 0.05).
 SeedPlan seeds_for_power(double p1, double p2, double target_power = 0.8, double alpha = 0.05,
                          Alternative alt = Alternative::kTwoSided, int64_t max_n = 500);
 

@@ -34,6 +34,7 @@ expect 2 "need 4·pairs ≤ length" -- run --cell diag --task mqar --pairs 40 --
 expect 2 "bad seed list" -- run --cell diag --task mqar --seeds 3-1 --out "$tmp"
 expect 2 "unknown option 'colour'" -- run --cell diag --task mqar --task-opt colour=red --out "$tmp"
 expect 2 "valid battery names" -- run --battery nope --out "$tmp"
-expect 2 "not built yet" -- stats fisher 1 2 3 4
+expect 0 "p = 0.0197666" -- stats fisher 7 3 1 9
+expect 2 "got -1, expected a whole number" -- stats fisher -1 2 3 4
 [ -z "$(ls -A "$tmp")" ] || { echo "FAIL: a rejected command wrote into $tmp"; fail=1; }
 exit $fail
