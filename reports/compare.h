@@ -63,7 +63,8 @@ struct ConfigComparison {
   double level_needed = 0.0;          // alpha / tests: what a lone change must reach after Holm
   Verdict verdict = Verdict::kNoChange;
   std::string reason;                 // one line: why this verdict
-  int64_t seeds_needed = 0;           // inconclusive: seeds per side for the planned effect (0: none found)
+  int64_t seeds_needed = 0;           // inconclusive: about how many seeds per side reach the target power for
+                                      // the planned effect (0: none up to max_seeds)
   double planned_from = 0.0;          // the lock-in rates the seed count plans for (from → to)
   double planned_to = 0.0;
   double planned_power = 0.0;         // Fisher power at seeds_needed

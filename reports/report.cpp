@@ -277,8 +277,12 @@ Baseline read_baseline(const std::filesystem::path& path) {
   const json configs = require_field<json>(doc, "configs", where);
   if (!configs.is_array() || configs.empty())
     throw UsageError(where + ": field 'configs' must be a non-empty array", hint);
-  for (size_t i = 0; i < configs.size(); ++i)
-    b.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
+  try {
+    for (size_t i = 0; i < configs.size(); ++i)
+      b.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
+  } catch (const UsageError& e) {
+    throw UsageError(e.what(), hint);
+  }
   return b;
 }
 

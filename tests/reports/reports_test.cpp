@@ -1,0 +1,365 @@
+// reports: aggregation, the regression gate's decisions on planted data, contrasts, baselines and the
+// three report formats. Planted configs are built in memory; run documents follow the trainer's schema.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "reports/compare.h"
+#include "reports/report.h"
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+json train_recipe(int64_t steps = 400) {
+  return {{"steps", steps}, {"batch", 64}, {"lr", 0.003}, {"weight_decay", 0.1}, {"warmup", 0.05},
+          {"eval_every", 50}, {"eval_examples", 512}, {"threshold", 0.99}, {"curriculum", "none"},
+          {"curriculum_options", json::object()}, {"impl", "auto"}};
+}
+
+// A config of `cell` on mqar with `n` seeds, the first `k` locked in (recall ~1), the rest not (~0.3).
+Config planted(const std::string& key, const std::string& cell, int64_t k, int64_t n, int64_t pairs = 8,
+               int64_t budget = 0, int64_t steps = 400, uint32_t jitter_seed = 1) {
+  Config c;
+  c.key = key;
+  c.cell = cell;
+  c.task = "mqar";
+  c.task_options = {{"pairs", pairs}, {"length", 64}, {"vocab", 256}};
+  c.model = {{"d_model", 64}, {"layers", 2}, {"state_budget", budget}, {"mlp", true}};
+  c.train = train_recipe(steps);
+  c.state_size = budget > 0 ? budget : 4096;
+  c.state_budget = budget;
+  c.capacity_bits = static_cast<double>(pairs) * 7.0;
+  std::mt19937 rng(jitter_seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int64_t s = 0; s < n; ++s) {
+    SeedOutcome o;
+    o.seed = s;
+    o.locked_in = s < k;
+    o.final_accuracy = o.locked_in ? 0.99 + 0.009 * u(rng) : 0.2 + 0.2 * u(rng);
+    o.best_accuracy = o.final_accuracy;
+    o.lock_in_step = o.locked_in ? 300 + 50 * s : -1;
+    o.steps = o.locked_in ? o.lock_in_step : 400;
+    o.curve = {{50, 0.1, 2.0}, {100, o.final_accuracy / 2, 1.0}, {150, o.final_accuracy, 0.5}};
+    c.seeds.push_back(o);
+  }
+  return c;
+}
+
+TEST(Summary, LockInIntervalAndSpread) {
+  const Config c = planted("k", "diag+conv", 7, 10);
+  const ConfigSummary s = summarize(c);
+  EXPECT_EQ(s.k, 7);
+  EXPECT_EQ(s.n, 10);
+  EXPECT_NEAR(s.ci.low, 0.3475, 1e-4);   // R: binom.test(7, 10)$conf.int
+  EXPECT_NEAR(s.ci.high, 0.9333, 1e-4);
+  EXPECT_NEAR(s.median_lock_in_step, 450.0, 1e-9);  // steps 300..600 for seeds 0..6
+  EXPECT_GT(s.recall.max, 0.99);
+  EXPECT_LT(s.recall.min, 0.41);
+  EXPECT_NEAR(s.floor_bits_per_number, 56.0 / 4096.0, 1e-12);
+  const Spread sp = spread({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(sp.median, 2.5);
+  EXPECT_DOUBLE_EQ(sp.mean, 2.5);
+  EXPECT_NEAR(sp.sd, std::sqrt(5.0 / 3.0), 1e-12);
+}
+
+TEST(Gate, PlantedRegressionSixOfSixToZeroOfSix) {
+  const std::vector<Config> base = {planted("mqar/diag+conv/a", "diag+conv", 6, 6),
+                                    planted("mqar/diag/b", "diag", 3, 6, 8, 0, 400, 7)};
+  std::vector<Config> cur = {planted("mqar/diag+conv/a", "diag+conv", 0, 6), base[1]};
+  const Comparison c = compare(base, cur);
+  EXPECT_EQ(c.verdict, Verdict::kRegression);
+  EXPECT_EQ(c.regressions, 1);
+  EXPECT_EQ(gate_exit_code(c, false), 1);
+  ASSERT_FALSE(c.configs.empty());
+  EXPECT_EQ(c.configs.front().key, "mqar/diag+conv/a");  // regressions first
+  EXPECT_EQ(c.configs.front().verdict, Verdict::kRegression);
+  EXPECT_NEAR(c.configs.front().p_lockin_drop, 1.0 / 924.0, 1e-9);  // 1 / C(12, 6)
+  EXPECT_NE(c.configs.front().reason.find("6/6 → 0/6"), std::string::npos) << c.configs.front().reason;
+  EXPECT_NE(comparison_text(c, "b.json").find("regression   mqar/diag+conv/a"), std::string::npos);
+  EXPECT_EQ(c.configs.back().verdict, Verdict::kNoChange);
+}
+
+TEST(Gate, ThreeVersusThreeSeedsIsInconclusiveWithASeedCount) {
+  const std::vector<Config> base = {planted("k", "diag+conv", 3, 3)};
+  const std::vector<Config> cur = {planted("k", "diag+conv", 0, 3)};
+  const Comparison c = compare(base, cur);
+  ASSERT_EQ(c.configs.size(), 1u);
+  EXPECT_EQ(c.verdict, Verdict::kInconclusive);
+  EXPECT_NEAR(c.configs[0].min_attainable_p, 0.05, 1e-12);  // 1 / C(6, 3)
+  EXPECT_NEAR(c.configs[0].level_needed, 0.025, 1e-12);     // alpha / 2 tests
+  // All 4 lock in vs none gives 1 / C(8, 4) = 0.014 <= 0.025: 4 seeds per side detect this complete swing.
+  EXPECT_EQ(c.configs[0].seeds_needed, 4);
+  EXPECT_NE(c.configs[0].reason.find("4 seeds per side"), std::string::npos) << c.configs[0].reason;
+  EXPECT_EQ(gate_exit_code(c, false), 0);
+  EXPECT_EQ(gate_exit_code(c, true), 3);
+}
+
+TEST(Gate, UnchangedRerunPasses) {
+  const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 2, 6, 8, 0, 400, 3)};
+  const Comparison c = compare(base, base);
+  EXPECT_EQ(c.verdict, Verdict::kNoChange);
+  EXPECT_EQ(c.unchanged, 2);
+  EXPECT_EQ(gate_exit_code(c, true), 0);
+}
+
+TEST(Gate, SmallDropBelowTheMinimumEffectIsNotARegression) {
+  // 10/10 → 9/10: a real but small drop, below the 20-point minimum: no change.
+  const std::vector<Config> base = {planted("a", "diag+conv", 10, 10)};
+  const std::vector<Config> cur = {planted("a", "diag+conv", 9, 10)};
+  const Comparison c = compare(base, cur);
+  EXPECT_NE(c.verdict, Verdict::kRegression);
+}
+
+TEST(Gate, ImprovementIsReportedAndPasses) {
+  const std::vector<Config> base = {planted("a", "diag", 0, 8)};
+  const std::vector<Config> cur = {planted("a", "diag", 8, 8)};
+  const Comparison c = compare(base, cur);
+  EXPECT_EQ(c.verdict, Verdict::kImprovement);
+  EXPECT_EQ(gate_exit_code(c, true), 0);
+}
+
+// 20 configs whose baseline and current seeds come from the same distribution: the gate must not flag a
+// regression more often than alpha. Over 200 such families the Holm-corrected gate stays below 5%, while
+// the same tests uncorrected flag a config in most families (so the data do contain noise worth guarding).
+TEST(Gate, TwentyConfigsOfPureNoiseRaiseNoRegression) {
+  std::mt19937 rng(20261129);
+  std::bernoulli_distribution lock(0.5);
+  std::uniform_real_distribution<double> hi(0.99, 1.0), lo(0.0, 0.6);
+  const auto draw = [&](const std::string& key) {
+    Config c = planted(key, "diag", 0, 10);
+    for (auto& s : c.seeds) {
+      s.locked_in = lock(rng);
+      s.final_accuracy = s.locked_in ? hi(rng) : lo(rng);
+    }
+    return c;
+  };
+  int families_flagged = 0, families_flagged_uncorrected = 0;
+  const int kFamilies = 200;
+  for (int f = 0; f < kFamilies; ++f) {
+    std::vector<Config> base, cur;
+    for (int i = 0; i < 20; ++i) {
+      base.push_back(draw("cfg" + std::to_string(i)));
+      cur.push_back(draw("cfg" + std::to_string(i)));
+    }
+    const Comparison c = compare(base, cur);
+    if (f == 0) {
+      EXPECT_EQ(c.regressions, 0) << "the first family of pure noise raised a regression";
+      EXPECT_NE(gate_exit_code(c, false), 1);
+    }
+    families_flagged += c.regressions > 0 ? 1 : 0;
+    bool any_raw = false;
+    for (const auto& cc : c.configs)
+      any_raw = any_raw || (cc.p_lockin_drop <= 0.05 && -cc.rate_change >= 0.2) ||
+                (cc.p_recall_drop <= 0.05 && -cc.recall_change >= 0.05);
+    families_flagged_uncorrected += any_raw ? 1 : 0;
+  }
+  std::printf("pure noise: %d of %d families flagged a regression (Holm); %d of %d uncorrected\n", families_flagged,
+              kFamilies, families_flagged_uncorrected, kFamilies);
+  EXPECT_LE(families_flagged, kFamilies * 5 / 100) << families_flagged << " of " << kFamilies << " families flagged";
+  EXPECT_GT(families_flagged_uncorrected, kFamilies / 4) << "uncorrected tests should flag noise often";
+}
+
+TEST(Gate, MissingConfigsAreListedOnBothSides) {
+  const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("old", "diag", 6, 6, 4)};
+  const std::vector<Config> cur = {planted("a", "diag+conv", 6, 6), planted("new", "rank1", 6, 6, 16)};
+  const Comparison c = compare(base, cur);
+  ASSERT_EQ(c.missing_in_current.size(), 1u);
+  EXPECT_EQ(c.missing_in_current[0], "old");
+  ASSERT_EQ(c.missing_in_baseline.size(), 1u);
+  EXPECT_EQ(c.missing_in_baseline[0], "new");
+  RunSet runs;
+  runs.configs = cur;
+  ReportInput in;
+  in.runs = &runs;
+  in.comparison = &c;
+  const std::string md = report_markdown(in);
+  EXPECT_NE(md.find("missing from these results"), std::string::npos) << md;
+  EXPECT_NE(md.find("`old`"), std::string::npos);
+  EXPECT_NE(md.find("`new`"), std::string::npos);
+}
+
+TEST(Gate, RefusesAcrossRecipesAndBudgets) {
+  const std::vector<Config> base = {planted("a", "diag+conv", 6, 6, 8, 0, 400)};
+  const std::vector<Config> other_recipe = {planted("b", "diag+conv", 6, 6, 8, 0, 2000)};
+  try {
+    compare(base, other_recipe);
+    FAIL() << "expected a refusal";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("different training recipes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("steps: baseline 400, current 2000"), std::string::npos) << e.what();
+  }
+  const std::vector<Config> other_budget = {planted("c", "diag+conv", 6, 6, 8, 2048, 400)};
+  try {
+    compare(base, other_budget);
+    FAIL() << "expected a refusal";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("different state budgets"), std::string::npos) << e.what();
+  }
+  const std::vector<Config> unrelated = {planted("d", "rank1", 6, 6, 4)};
+  EXPECT_THROW(compare(base, unrelated), UsageError);  // nothing in common
+}
+
+TEST(Contrasts, InferredFromOneKnobAndTestedWithHolm) {
+  const std::vector<Config> configs = {planted("x/diag+conv", "diag+conv", 7, 10), planted("x/diag", "diag", 1, 10),
+                                       planted("x/rank1", "rank1", 5, 10), planted("y/diag", "diag", 0, 10, 16)};
+  const auto specs = infer_contrasts(configs);
+  ASSERT_EQ(specs.size(), 2u);  // conv (diag+conv vs diag) and transition (rank1 vs diag), same task point
+  const auto results = test_contrasts(configs, specs);
+  const auto conv = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.spec.knob == "conv"; });
+  ASSERT_NE(conv, results.end());
+  EXPECT_EQ(conv->spec.a, "x/diag+conv");
+  EXPECT_NEAR(conv->p, 0.01978, 5e-5);  // the design's 7/10 vs 1/10, R fisher.test
+  EXPECT_NEAR(conv->p_adj, std::min(1.0, 2 * conv->p), 1e-12);  // the smaller of two p-values, Holm ×2
+  EXPECT_TRUE(conv->significant);
+}
+
+TEST(Baseline, RoundTripsAndRejectsBadFiles) {
+  const fs::path dir = fs::temp_directory_path() / ("rb_reports_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  RunSet runs;
+  runs.configs = {planted("a", "diag+conv", 4, 6), planted("b", "diag", 1, 6)};
+  runs.context = {{"git_commit", "abc123"}};
+  runs.source = "planted";
+  write_json_atomic(dir / "base.json", baseline_json(runs, "smoke"));
+  const Baseline b = read_baseline(dir / "base.json");
+  EXPECT_EQ(b.battery, "smoke");
+  ASSERT_EQ(b.configs.size(), 2u);
+  EXPECT_EQ(summarize(b.configs[0]).k, 4);
+  EXPECT_EQ(b.configs[0].seeds.size(), 6u);
+  EXPECT_TRUE(b.configs[0].seeds[0].curve.empty());  // baselines keep no curves
+  EXPECT_EQ(b.context.value("git_commit", ""), "abc123");
+
+  const auto expect_error = [&](const std::string& text, const std::string& message) {
+    std::ofstream(dir / "bad.json") << text;
+    try {
+      read_baseline(dir / "bad.json");
+      FAIL() << "accepted: " << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_NE(e.hint().find("baseline update"), std::string::npos);
+    }
+  };
+  expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 1, \"configs\": [", "malformed JSON");
+  expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 2, \"configs\": []}",
+               "got schema_version 2, expected 1");
+  expect_error("{\"kind\": \"something.else\", \"schema_version\": 1}", "got kind 'something.else'");
+  expect_error("[1, 2]", "expected an object");
+  expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 1, \"configs\": [{\"key\": \"a\"}]}",
+               "missing field 'cell'");
+  EXPECT_THROW(read_baseline(dir / "absent.json"), UsageError);
+  fs::remove_all(dir);
+}
+
+// A run document as the trainer writes it (suite/train/trainer.cpp::train_run).
+json run_doc(const std::string& config_key, const std::string& cell, int64_t seed, bool locked, double acc) {
+  json spec = {{"cell", {{"name", cell}, {"options", json::object()}}},
+               {"model", {{"d_model", 32}, {"layers", 2}, {"state_budget", 0}, {"mlp", true}}},
+               {"task", {{"name", "mqar"}, {"options", {{"pairs", 2}, {"length", 16}, {"vocab", 32}}}}},
+               {"train", train_recipe()},
+               {"seed", seed}};
+  return {{"schema_version", 1}, {"kind", "recallbench.run"}, {"key", config_key + "/seed:" + std::to_string(seed)},
+          {"config_key", config_key}, {"spec", spec}, {"context", {{"git_commit", "abc"}}},
+          {"result", {{"status", "ok"}, {"message", ""}, {"final_accuracy", acc}, {"best_accuracy", acc},
+                      {"final_loss", 0.1}, {"locked_in", locked}, {"lock_in_step", locked ? json(200) : json(nullptr)},
+                      {"steps", locked ? 200 : 400}, {"wall_seconds", 1.0}, {"steps_per_second", 200.0},
+                      {"state_size", 1312}, {"parameters", 10000}, {"capacity_bits", 8.0}}},
+          {"curve", json::array({{{"step", 50}, {"loss", 1.0}, {"accuracy", acc / 2}, {"lr", 0.003}, {"stage", 0}},
+                                 {{"step", 100}, {"loss", 0.5}, {"accuracy", acc}, {"lr", 0.003}, {"stage", 0}}})}};
+}
+
+TEST(Results, GroupsRunDocumentsAndRejectsBadOnes) {
+  const auto set = group_runs({{"f0", run_doc("mqar/diag+conv/h", "diag+conv", 1, true, 0.995)},
+                               {"f1", run_doc("mqar/diag+conv/h", "diag+conv", 0, false, 0.5)},
+                               {"f2", run_doc("mqar/diag/h2", "diag", 0, false, 0.4)}});
+  ASSERT_EQ(set.configs.size(), 2u);
+  EXPECT_EQ(set.run_count, 3);
+  const Config& c = set.configs[0];  // sorted by key: '+' sorts before '/'
+  EXPECT_EQ(c.key, "mqar/diag+conv/h");
+  ASSERT_EQ(c.seeds.size(), 2u);
+  EXPECT_EQ(c.seeds[0].seed, 0);  // sorted by seed
+  EXPECT_EQ(c.seeds[1].lock_in_step, 200);
+  EXPECT_EQ(c.seeds[1].curve.size(), 2u);
+  EXPECT_EQ(c.task_label(), "mqar length:16 pairs:2 vocab:32");
+
+  EXPECT_THROW(group_runs({{"f0", run_doc("k", "diag", 0, true, 1.0)}, {"f1", run_doc("k", "diag", 0, true, 1.0)}}),
+               UsageError);  // the same run twice
+  json wrong = run_doc("k", "diag", 0, true, 1.0);
+  wrong["schema_version"] = 9;
+  try {
+    group_runs({{"f9", wrong}});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("got run schema_version 9, expected 1"), std::string::npos) << e.what();
+  }
+  json bad_acc = run_doc("k", "diag", 0, true, 1.0);
+  bad_acc["result"]["final_accuracy"] = 1.5;
+  EXPECT_THROW(group_runs({{"f", bad_acc}}), UsageError);
+}
+
+TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
+  RunSet runs;
+  runs.configs = {planted("mqar/diag+conv/a", "diag+conv", 0, 6), planted("mqar/diag/b", "diag", 1, 6),
+                  planted("mqar/diag+conv/c", "diag+conv", 6, 6, 16), planted("mqar/diag/d", "diag", 0, 6, 16)};
+  runs.configs[1].cell = "diag<script>";  // names are escaped in HTML
+  runs.context = {{"git_commit", "abc123"}, {"date", "2026-11-29T00:00:00Z"}};
+  runs.source = "planted";
+  runs.run_count = 24;
+  std::vector<Config> base = runs.configs;
+  base[0] = planted("mqar/diag+conv/a", "diag+conv", 6, 6);
+  const Comparison cmp = compare(base, runs.configs);
+  ReportInput in;
+  in.runs = &runs;
+  in.contrasts = test_contrasts(runs.configs, infer_contrasts(runs.configs));
+  in.comparison = &cmp;
+  in.baseline_path = "ci/baselines/smoke.json";
+  in.bench = {{"benchmarks", json::array({{{"name", "BM_linear_attn_ref/64"}, {"run_type", "iteration"},
+                                             {"real_time", 1234.0}, {"time_unit", "ns"}, {"items_per_second", 5.1e7}}})}};
+
+  const json doc = report_json(in);
+  EXPECT_EQ(doc.at("schema_version"), kReportSchemaVersion);
+  EXPECT_EQ(doc.at("kind"), "recallbench.report");
+  EXPECT_EQ(doc.at("verdict"), "regression");
+  EXPECT_EQ(doc.at("runs").size(), 24u);
+  EXPECT_EQ(doc.at("configs").size(), 4u);
+  EXPECT_EQ(doc.at("comparison").at("counts").at("regression"), 1);
+  EXPECT_EQ(doc.at("bench").size(), 1u);
+
+  const std::string html = report_html(in);
+  for (const char* needle : {"<!doctype html>", "id=\"verdict\"", "Verdict: regression", "id=\"leaderboard-table\"",
+                             "id=\"sweeps\"", "recall vs pairs", "id=\"lottery\"", "id=\"curves\"", "id=\"kernels\"",
+                             "BM_linear_attn_ref/64", "diag&lt;script&gt;", "name=\"viewport\""})
+    EXPECT_NE(html.find(needle), std::string::npos) << needle;
+  EXPECT_EQ(html.find("diag<script>"), std::string::npos);
+  // Self-contained: no external resource of any kind (the only URL is the SVG namespace).
+  for (const char* forbidden : {"src=\"http", "href=\"http", "@import", "url(http", "<link "})
+    EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"leaderboard\""));  // verdict first
+
+  const std::string md = report_markdown(in);
+  EXPECT_NE(md.find("## recallbench: regression"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Regressions"), std::string::npos);
+  EXPECT_NE(md.find("`mqar/diag+conv/a`"), std::string::npos);
+  EXPECT_NE(md.find("| cell | task | lock-in |"), std::string::npos);
+}
+
+TEST(Report, BenchRowsPreferMediansAndRejectOtherJson) {
+  const json bench = {{"benchmarks", json::array({{{"name", "BM_a"}, {"run_type", "iteration"}, {"items_per_second", 1.0}},
+                                                  {{"name", "BM_a_median"}, {"run_type", "aggregate"},
+                                                   {"aggregate_name", "median"}, {"items_per_second", 2.0}},
+                                                  {{"name", "BM_a_mean"}, {"run_type", "aggregate"},
+                                                   {"aggregate_name", "mean"}, {"items_per_second", 3.0}}})}};
+  const auto rows = bench_rows(bench);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].name, "BM_a_median");
+  EXPECT_THROW(bench_rows(json{{"x", 1}}), UsageError);
+}
+
+}  // namespace
+}  // namespace rb::reports
