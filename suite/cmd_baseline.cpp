@@ -1,0 +1,92 @@
+// recallbench baseline update BATTERY --results DIR [--out FILE]: record a stored baseline.
+// recallbench baseline show FILE: what a baseline holds.
+//
+// Baselines live in the repository (ci/baselines/<battery>.json) and are reviewed like code. A baseline
+// keeps per-seed outcomes (no learning curves) and the context the results came from.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/report.h"
+#include "suite/cli.h"
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb {
+namespace {
+
+struct BaselineOptions {
+  std::string battery, results, out;
+  std::string file;
+};
+
+int run_update(const BaselineOptions& o) {
+  if (!std::regex_match(o.battery, std::regex("[A-Za-z0-9_.-]+")))
+    throw UsageError("baseline name got '" + o.battery + "', expected letters, digits, '.', '_' or '-'",
+                     "use the battery's name, e.g. smoke");
+  const reports::RunSet runs = reports::load_results(o.results);
+  const std::string out = o.out.empty() ? "ci/baselines/" + o.battery + ".json" : o.out;
+  std::set<std::string> before;
+  if (std::filesystem::exists(out)) {
+    try {
+      for (const auto& c : reports::read_baseline(out).configs) before.insert(c.key);
+    } catch (const UsageError&) {
+      // An unreadable old baseline is simply replaced.
+    }
+  }
+  write_json_atomic(out, reports::baseline_json(runs, o.battery));
+  int64_t failed = 0, added = 0;
+  std::set<std::string> now;
+  for (const auto& c : runs.configs) {
+    now.insert(c.key);
+    added += before.count(c.key) ? 0 : 1;
+    failed += reports::summarize(c).failed;
+  }
+  int64_t removed = 0;
+  for (const auto& k : before) removed += now.count(k) ? 0 : 1;
+  fmt::print("wrote {}: {} configs, {} runs from {} (commit {}); {} new, {} dropped since the previous baseline\n", out,
+             runs.configs.size(), runs.run_count, runs.source,
+             runs.context.is_object() ? runs.context.value("git_commit", "unknown") : "unknown", added, removed);
+  if (failed) fmt::print("warning: {} runs did not finish normally (diverged or error); they count as not locked in\n", failed);
+  fmt::print("review it and commit it: git add {}\n", out);
+  return kExitOk;
+}
+
+int run_show(const BaselineOptions& o) {
+  const reports::Baseline b = reports::read_baseline(o.file);
+  fmt::print("baseline {} (battery '{}', created {}, commit {})\n", o.file, b.battery, b.created,
+             b.context.is_object() ? b.context.value("git_commit", "unknown") : "unknown");
+  for (const auto& c : b.configs) {
+    const auto s = reports::summarize(c);
+    fmt::print("  {:>3}/{:<3} [{:.2f}, {:.2f}] recall {:.3f}  {}\n", s.k, s.n, s.ci.low, s.ci.high, s.recall.median, c.key);
+  }
+  return kExitOk;
+}
+
+CommandFn add_baseline_command(CLI::App& s) {
+  auto* sub = &s;
+  auto o = std::make_shared<BaselineOptions>();
+  sub->require_subcommand(1);
+  auto* update = sub->add_subcommand("update", "Write ci/baselines/BATTERY.json from a results directory");
+  update->add_option("battery", o->battery, "Battery name (the file is ci/baselines/<battery>.json)")->required();
+  update->add_option("--results", o->results, "Results directory (recallbench run --out DIR) or a report")->required();
+  update->add_option("--out", o->out, "Write here instead of ci/baselines/<battery>.json");
+  auto* show = sub->add_subcommand("show", "Print what a baseline holds");
+  show->add_option("file", o->file, "Baseline file")->required();
+  return [o, update, show]() {
+    if (update->parsed()) return run_update(*o);
+    if (show->parsed()) return run_show(*o);
+    throw UsageError("baseline needs a subcommand: update or show");
+  };
+}
+
+}  // namespace
+
+RB_REGISTER(CommandRegistry, baseline,
+            CommandEntry{"baseline", "Record (update) or show a stored baseline", add_baseline_command});
+
+}  // namespace rb

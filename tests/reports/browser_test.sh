@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The HTML report in a real headless Chromium: loads without console messages (errors, failed loads,
+# exceptions), runs its script, shows the leaderboard and at least one chart; screenshots for a laptop
+# and a phone go to ARTIFACTS (CI uploads them). A planted page with a console error must be caught, so
+# the check itself is live.
+#   browser_test.sh RECALLBENCH SOURCE_DIR ARTIFACTS        (label "browser"; ci/browser-test runs it)
+set -u
+rb="$1"
+src="$2"
+artifacts="$3"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$artifacts"
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || { echo "FAIL: chromium not found (ci/browser-test installs Debian's chromium)"; exit 1; }
+
+chrome() {  # chrome LOG ARGS...: one headless run, console output on LOG
+  local log=$1
+  shift
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --hide-scrollbars --user-data-dir="$(mktemp -d -p "$tmp")" \
+    --enable-logging=stderr --v=0 "$@" 2>"$log"
+}
+
+check_page() {  # check_page NAME HTML: console clean, script ran, leaderboard and a chart in the DOM
+  local name=$1 html=$2
+  chrome "$tmp/$name.log" --dump-dom "file://$html" >"$tmp/$name.dom" || { echo "FAIL: chromium on $name"; fail=1; return; }
+  if grep -q ":CONSOLE" "$tmp/$name.log"; then
+    echo "FAIL: $name: console messages:"; grep ":CONSOLE" "$tmp/$name.log"; fail=1
+  fi
+  grep -q 'data-report-ready="[0-9]' "$tmp/$name.dom" || { echo "FAIL: $name: the page script did not run"; fail=1; }
+  grep -q 'id="leaderboard-table"' "$tmp/$name.dom" || { echo "FAIL: $name: no leaderboard"; fail=1; }
+  grep -q '<tbody><tr><td>1</td>' "$tmp/$name.dom" || { echo "FAIL: $name: the leaderboard has no rows"; fail=1; }
+  local charts
+  charts=$(grep -o '<svg class="chart' "$tmp/$name.dom" | wc -l)
+  [ "$charts" -ge 1 ] || { echo "FAIL: $name: no chart"; fail=1; }
+  echo "ok: $name loads in Chromium without console messages; leaderboard and $charts charts"
+}
+
+screenshot() {  # screenshot HTML PNG WIDTH HEIGHT
+  chrome "$tmp/shot.log" --window-size="$3,$4" --screenshot="$2" "file://$1" >/dev/null
+  if [ -s "$2" ] && [ "$(head -c 4 "$2" | tail -c 3)" = "PNG" ]; then echo "ok: screenshot $2 (${3}x$4)"
+  else echo "FAIL: no screenshot $2"; fail=1; fi
+}
+
+# The live check: a page with a console error and an exception must be caught.
+printf '<!doctype html><p>x</p><script>console.error("planted"); missing();</script>' >"$tmp/bad.html"
+chrome "$tmp/bad.log" --dump-dom "file://$tmp/bad.html" >/dev/null
+if grep -q ':CONSOLE.*planted' "$tmp/bad.log" && grep -q ':CONSOLE.*missing is not defined' "$tmp/bad.log"; then
+  echo "ok: a planted console error is detected"
+else
+  echo "FAIL: console errors are not detected; the log was:"; cat "$tmp/bad.log"; fail=1
+fi
+
+# Real results (tests/reports/data: two cells × two pair counts, 4 seeds each), gated on a baseline
+# recorded from the same results: 4 seeds a side cannot reach significance, so the verdict is inconclusive.
+data="$src/tests/reports/data"
+"$rb" baseline update fixture --results "$data" --out "$tmp/baseline.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
+"$rb" report "$data" --baseline "$tmp/baseline.json" --html "$artifacts/report.html" >/dev/null
+check_page real "$artifacts/report.html"
+screenshot "$artifacts/report.html" "$artifacts/report-laptop.png" 1280 2400
+screenshot "$artifacts/report.html" "$artifacts/report-phone.png" 390 2400
+
+# A planted regression (6/6 → 0/6): the verdict banner and the regression come first.
+python3 "$src/tests/reports/plant.py" "$tmp/base" diag+conv:6:6 diag:3:6 rank1:5:6
+python3 "$src/tests/reports/plant.py" "$tmp/cur" diag+conv:0:6 diag:3:6 rank1:5:6
+"$rb" baseline update smoke --results "$tmp/base" --out "$tmp/smoke.json" >/dev/null
+"$rb" report "$tmp/cur" --baseline "$tmp/smoke.json" --html "$artifacts/report-regression.html" >/dev/null
+[ $? = 1 ] || { echo "FAIL: the planted regression did not exit 1"; fail=1; }
+check_page regression "$artifacts/report-regression.html"
+grep -q "Verdict: regression" "$artifacts/report-regression.html" || { echo "FAIL: no regression verdict"; fail=1; }
+screenshot "$artifacts/report-regression.html" "$artifacts/report-regression.png" 1280 1400
+exit $fail

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The regression gate end to end through the command line, on planted run documents:
+# exit codes (0 no regression, 1 regression, 2 bad input, 3 inconclusive with --fail-on-inconclusive)
+# and the messages that name what happened.
+#   gate_test.sh RECALLBENCH SOURCE_DIR
+set -u
+rb="$1"
+here="$2/tests/reports"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plant() { python3 "$here/plant.py" "$@" || { echo "FAIL: plant.py $*"; exit 1; }; }
+
+expect() {  # expect CODE PATTERN -- ARGS...
+  local code=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$("$rb" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    echo "FAIL: recallbench $* exited $rc, expected $code"; echo "$out"; fail=1
+  elif ! grep -q -- "$pattern" <<<"$out"; then
+    echo "FAIL: recallbench $*: output lacks '$pattern'"; echo "$out"; fail=1
+  else
+    echo "ok: recallbench $* -> $rc"
+  fi
+}
+
+# A planted regression: 6/6 lock-ins in the baseline, 0/6 now; another config unchanged.
+plant "$tmp/base" diag+conv:6:6 diag:3:6
+plant "$tmp/regressed" diag+conv:0:6 diag:3:6
+expect 0 "wrote $tmp/smoke.json: 2 configs, 12 runs" -- baseline update smoke --results "$tmp/base" --out "$tmp/smoke.json"
+expect 0 "6/6" -- baseline show "$tmp/smoke.json"
+expect 1 "regression   mqar/diag+conv/" -- compare --baseline "$tmp/smoke.json" --current "$tmp/regressed"
+expect 1 "lock-in 6/6 → 0/6" -- compare --baseline "$tmp/smoke.json" --current "$tmp/regressed"
+expect 1 "verdict: regression" -- report "$tmp/regressed" --baseline "$tmp/smoke.json" --html "$tmp/r.html" \
+  --json "$tmp/r.json" --md "$tmp/r.md"
+grep -q "## recallbench: regression" "$tmp/r.md" || { echo "FAIL: Markdown summary lacks the verdict"; fail=1; }
+grep -q "Verdict: regression" "$tmp/r.html" || { echo "FAIL: HTML lacks the verdict"; fail=1; }
+grep -q '"verdict": "regression"' "$tmp/r.json" || { echo "FAIL: JSON lacks the verdict"; fail=1; }
+
+# An unchanged rerun passes.
+expect 0 "verdict: no change" -- compare --baseline "$tmp/smoke.json" --current "$tmp/base"
+
+# The same data with 3 seeds a side: inconclusive, with a seed count; exit 3 only when asked.
+plant "$tmp/base3" diag+conv:3:3
+plant "$tmp/cur3" diag+conv:0:3
+"$rb" baseline update small --results "$tmp/base3" --out "$tmp/small.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
+expect 0 "seeds per side would detect" -- compare --baseline "$tmp/small.json" --current "$tmp/cur3"
+expect 0 "verdict: inconclusive" -- compare --baseline "$tmp/small.json" --current "$tmp/cur3"
+expect 3 "verdict: inconclusive" -- compare --baseline "$tmp/small.json" --current "$tmp/cur3" --fail-on-inconclusive
+
+# Configs missing on either side are listed.
+plant "$tmp/changed" diag+conv:6:6 rank1:6:6
+expect 0 "missing      mqar/diag/" -- compare --baseline "$tmp/smoke.json" --current "$tmp/changed"
+expect 0 "new          mqar/rank1/" -- compare --baseline "$tmp/smoke.json" --current "$tmp/changed"
+
+# Different recipe or state budget: refused, exit 2.
+plant "$tmp/recipe" diag+conv:6:6:2000 diag:3:6:2000
+expect 2 "refusing to compare across different training recipes" -- compare --baseline "$tmp/smoke.json" --current "$tmp/recipe"
+plant "$tmp/budget" diag+conv:6:6:400:2048 diag:3:6:400:2048
+expect 2 "refusing to compare across different state budgets" -- compare --baseline "$tmp/smoke.json" --current "$tmp/budget"
+
+# Malformed or wrong-version baselines: a clear message, exit 2, nothing written.
+printf '{"kind": "recallbench.baseline", "schema_version": 1, "configs": [' >"$tmp/malformed.json"
+expect 2 "malformed JSON in $tmp/malformed.json" -- compare --baseline "$tmp/malformed.json" --current "$tmp/base"
+sed 's/"schema_version": 1/"schema_version": 7/' "$tmp/smoke.json" >"$tmp/v7.json"
+expect 2 "got schema_version 7, expected 1" -- compare --baseline "$tmp/v7.json" --current "$tmp/base"
+expect 2 "baseline update" -- report "$tmp/base" --baseline "$tmp/v7.json" --html "$tmp/never.html"
+[ ! -e "$tmp/never.html" ] || { echo "FAIL: a rejected report wrote its HTML"; fail=1; }
+expect 2 "results not found" -- compare --baseline "$tmp/smoke.json" --current "$tmp/nope"
+mkdir -p "$tmp/empty"
+expect 2 "no run results in" -- report "$tmp/empty"
+expect 2 "expected letters, digits" -- baseline update "../evil" --results "$tmp/base"
+exit $fail
