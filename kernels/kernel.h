@@ -18,6 +18,9 @@ namespace rb {
 
 struct KernelShape {
   int64_t B = 2, H = 2, T = 64, K = 16, V = 16;
+  // Multiplies the generated log-decays (typically logsigmoid(N(0, 1)), decay ≈ 0.45): 0.01 puts decays
+  // near 1 (long memory), 30 near 0 (state forgotten every token). Ignored by recurrences without decay.
+  double gate_scale = 1.0;
 };
 
 // One implementation of one recurrence. Inputs come from the recurrence's own generator, so every
@@ -33,6 +36,11 @@ struct KernelEntry {
   std::function<torch::Tensor(const std::vector<torch::Tensor>& inputs)> forward;
   // Floating-point operations of one forward pass at `shape` (for FLOP/s counters).
   std::function<double(const KernelShape& shape)> flops;
+  // Minimum bytes one forward pass must move (inputs read once, output written once), for bytes/s
+  // counters; empty when not given.
+  std::function<double(const KernelShape& shape)> bytes = {};
+  // Whether the recurrence has a data-dependent decay (its inputs honour KernelShape::gate_scale).
+  bool decay = false;
 };
 
 using KernelRegistry = Registry<KernelEntry>;

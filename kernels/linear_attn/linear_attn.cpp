@@ -1,6 +1,10 @@
-// Linear attention: reference and chunked forms, registered as kernels.
+// Linear attention: reference, chunked and fused forms (the fused one is kernels/gla's diagonal-transition
+// kernel with no decay), the dispatcher, and their registration.
 #include "kernels/linear_attn/linear_attn.h"
 
+#include "kernels/check.h"
+#include "kernels/gla/decay_scan.h"
+#include "kernels/impl.h"
 #include "kernels/kernel.h"
 
 namespace rb {
@@ -35,6 +39,24 @@ torch::Tensor linear_attn_chunked(const torch::Tensor& q, const torch::Tensor& k
   return torch::cat(outs, 2);
 }
 
+torch::Tensor linear_attn_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  detail::check_qkv("linear_attn_fused", q, k, v);
+  return detail::decay_scan_fused(q, k, v, torch::Tensor(), cpu::Decay::kNone);
+}
+
+torch::Tensor linear_attn(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                          const std::string& impl) {
+  switch (parse_kernel_impl(impl)) {
+    case KernelImpl::kRef:
+      return linear_attn_ref(q, k, v);
+    case KernelImpl::kChunked:
+      return linear_attn_chunked(q, k, v);
+    case KernelImpl::kFused:
+      break;
+  }
+  return q.is_cpu() ? linear_attn_fused(q, k, v) : linear_attn_chunked(q, k, v);
+}
+
 namespace {
 
 std::vector<torch::Tensor> make_inputs(const KernelShape& s, uint64_t seed) {
@@ -63,6 +85,11 @@ RB_REGISTER(KernelRegistry, la_chunked,
             KernelEntry{"linear_attn_chunked", "linear_attn", "chunked", "chunk 64: masked intra-chunk GEMM + state",
                         make_inputs,
                         [](const std::vector<torch::Tensor>& x) { return linear_attn_chunked(x[0], x[1], x[2]); },
+                        flops});
+RB_REGISTER(KernelRegistry, la_fused,
+            KernelEntry{"linear_attn_fused", "linear_attn", "fused",
+                        "hand-written CPU forward/backward (gla kernel, no decay), threads over B×H", make_inputs,
+                        [](const std::vector<torch::Tensor>& x) { return linear_attn_fused(x[0], x[1], x[2]); },
                         flops});
 
 }  // namespace rb

@@ -1,0 +1,167 @@
+// `recallbench bench`: Google Benchmark over the kernel registry. Every implementation of every recurrence,
+// forward (no autograd graph) and forward+backward (gradients of all differentiable inputs), on one grid
+// of shapes, with the `_ref` implementation in the same run so that speedups are ratios measured together.
+//
+// Output: Google Benchmark's own JSON (readable by compare.py, github-action-benchmark, Bencher) with
+// recallbench's run context in `context` (keys "recallbench.*") and a top-level `recallbench` block:
+// {schema_version, context, speedups: [{kernel, ref, mode, shape, ref_ms, ms, speedup}]}.
+#include "kernels/bench_api.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "kernels/kernel.h"
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb {
+namespace {
+
+constexpr int kBenchSchemaVersion = 1;
+
+// The fixed grid: the acceptance shape B=8, H=2, K=V=64 at three lengths, and head dims 32 and 128 at T=256.
+std::vector<KernelShape> bench_grid() {
+  std::vector<KernelShape> out;
+  for (int64_t T : {64, 256, 1024}) out.push_back({8, 2, T, 64, 64});
+  for (int64_t D : {32, 128}) out.push_back({8, 2, 256, D, D});
+  return out;
+}
+
+std::string shape_name(const KernelShape& s) {
+  return fmt::format("B:{}/H:{}/T:{}/K:{}/V:{}", s.B, s.H, s.T, s.K, s.V);
+}
+
+// Forward+backward counts as 3× the forward's FLOPs and bytes (the usual 1 : 2 convention).
+constexpr double kBackwardFactor = 3.0;
+
+void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s, bool backward) {
+  auto inputs = e.make_inputs(s, 1);
+  std::vector<torch::Tensor> diff;
+  for (const auto& x : inputs)
+    if (x.requires_grad()) diff.push_back(x);
+  if (!backward) {
+    torch::NoGradGuard no_grad;
+    for (auto _ : state) {
+      auto y = e.forward(inputs);
+      benchmark::DoNotOptimize(y.data_ptr());
+    }
+  } else {
+    torch::Tensor dy;
+    {
+      torch::NoGradGuard no_grad;
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(2);
+      dy = at::randn(e.forward(inputs).sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32));
+    }
+    for (auto _ : state) {
+      auto y = e.forward(inputs);
+      auto grads = torch::autograd::grad({y}, diff, {dy});
+      benchmark::DoNotOptimize(grads.front().data_ptr());
+    }
+  }
+  const double factor = backward ? kBackwardFactor : 1.0;
+  using benchmark::Counter;
+  state.counters["tokens/s"] = Counter(static_cast<double>(s.B * s.T), Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] = Counter(factor * e.flops(s), Counter::kIsIterationInvariantRate);
+  if (e.bytes) state.counters["bytes/s"] = Counter(factor * e.bytes(s), Counter::kIsIterationInvariantRate);
+}
+
+void register_all() {
+  for (const auto& e : KernelRegistry::instance().entries())
+    for (const auto& s : bench_grid())
+      for (bool backward : {false, true}) {
+        const auto name = e.name + (backward ? "/fwdbwd/" : "/fwd/") + shape_name(s);
+        const KernelEntry* entry = &e;
+        benchmark::RegisterBenchmark(name.c_str(), [entry, s, backward](benchmark::State& st) {
+          run_one(st, *entry, s, backward);
+        })->Unit(benchmark::kMillisecond)->UseRealTime();
+      }
+}
+
+std::string context_string(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// Speedup of every non-reference implementation over its recurrence's `_ref` at the same mode and shape,
+// from the medians when repetitions give aggregates, else from the single runs.
+nlohmann::json speedups(const nlohmann::json& doc) {
+  std::map<std::string, double> ms;  // benchmark name → real time in ms
+  bool have_median = false;
+  for (const auto& b : doc.value("benchmarks", nlohmann::json::array()))
+    if (b.value("aggregate_name", "") == "median") have_median = true;
+  for (const auto& b : doc.value("benchmarks", nlohmann::json::array())) {
+    const bool median = b.value("aggregate_name", "") == "median";
+    if (have_median ? !median : b.value("run_type", "iteration") != "iteration") continue;
+    const auto name = b.value("run_name", b.value("name", ""));
+    if (!ms.count(name)) ms[name] = b.value("real_time", 0.0);  // unit is ms (set at registration)
+  }
+  nlohmann::json out = nlohmann::json::array();
+  const auto& reg = KernelRegistry::instance();
+  for (const auto& [name, t] : ms) {
+    const auto slash = name.find('/');
+    const KernelEntry* e = reg.find(name.substr(0, slash));
+    if (!e || e->impl == "ref") continue;
+    const auto ref_name = e->recurrence + "_ref" + name.substr(slash);
+    auto it = ms.find(ref_name);
+    if (it == ms.end() || t <= 0) continue;
+    const auto rest = name.substr(slash + 1);
+    out.push_back({{"kernel", e->name}, {"ref", e->recurrence + "_ref"}, {"mode", rest.substr(0, rest.find('/'))},
+                   {"shape", rest.substr(rest.find('/') + 1)}, {"ref_ms", it->second}, {"ms", t},
+                   {"speedup", it->second / t}});
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_kernel_bench(const KernelBenchOptions& o) {
+  RB_CHECK_INPUT(o.repetitions >= 1, "bench: --repetitions: got " + std::to_string(o.repetitions) + ", expected ≥ 1");
+  RB_CHECK_INPUT(o.min_time >= 0, "bench: --min-time: got " + std::to_string(o.min_time) + ", expected ≥ 0 seconds");
+  if (!o.list_only && o.out.empty()) throw UsageError("bench: got no --out FILE, expected one", "e.g. --out bench.json");
+  try {
+    std::regex check(o.filter.empty() ? "." : o.filter);
+  } catch (const std::regex_error& err) {
+    throw UsageError("bench: --filter: got '" + o.filter + "', expected a regular expression (" + err.what() + ")");
+  }
+  const std::string raw = o.out.empty() ? std::string() : o.out + ".gbench.tmp";
+  std::vector<std::string> args{"recallbench-bench", "--benchmark_filter=" + (o.filter.empty() ? "." : o.filter)};
+  if (o.list_only) {
+    args.push_back("--benchmark_list_tests=true");
+  } else {
+    args.push_back("--benchmark_out=" + raw);
+    args.push_back("--benchmark_out_format=json");
+    args.push_back("--benchmark_repetitions=" + std::to_string(o.repetitions));
+    if (o.min_time > 0) args.push_back("--benchmark_min_time=" + fmt::format("{}", o.min_time));
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  for (const auto& [key, value] : o.context.items()) benchmark::AddCustomContext("recallbench." + key, context_string(value));
+  register_all();
+  const size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (o.list_only) return static_cast<int>(ran);
+  if (ran == 0) {
+    std::remove(raw.c_str());
+    throw UsageError("bench: --filter '" + o.filter + "' matched no benchmark", "see `recallbench bench --list`");
+  }
+  auto doc = read_json_file(raw);
+  auto sp = speedups(doc);
+  doc["recallbench"] = {{"schema_version", kBenchSchemaVersion}, {"context", o.context}, {"speedups", sp}};
+  write_json_atomic(o.out, doc);
+  std::filesystem::remove(raw);
+  if (!sp.empty()) {
+    fmt::print("\nspeedup over _ref (real time, {}):\n", o.repetitions > 1 ? "medians" : "single runs");
+    for (const auto& s : sp)
+      fmt::print("  {:<26} {:<7} {:<28} {:>10.3f} ms vs {:>10.3f} ms  {:>8.1f}x\n", s["kernel"].get<std::string>(),
+                 s["mode"].get<std::string>(), s["shape"].get<std::string>(), s["ms"].get<double>(),
+                 s["ref_ms"].get<double>(), s["speedup"].get<double>());
+  }
+  return static_cast<int>(ran);
+}
+
+}  // namespace rb

@@ -1,0 +1,54 @@
+// The fused CPU kernels' inner loops: one sequence of one head at a time, over raw fp32 pointers.
+// Torch-free on purpose: this file is compiled with the machine's vector instructions (-march=native,
+// `omp simd` reductions) while the LibTorch wrappers (autograd functions, threading over B×H with
+// at::parallel_for) live in the per-recurrence files.
+//
+// Per (batch, head) slice, row-major and contiguous: q, k, gk {T, K}; v, o {T, V}; gs, beta {T}; state
+// S {K, V}. Checkpoints `ck` {ceil(T / kCheckpoint), K, V} hold the state before tokens 0, kCheckpoint,
+// 2·kCheckpoint, … so that the backward pass recomputes states one checkpoint segment at a time instead of
+// storing all T of them (autograd through the token-by-token reference stores every state).
+#pragma once
+
+#include <cstdint>
+
+namespace rb::cpu {
+
+// Tokens between stored states. The backward pass holds kCheckpoint + 1 states of one head (1 MiB at K=V=64).
+inline constexpr int64_t kCheckpoint = 64;
+
+inline int64_t num_checkpoints(int64_t T) { return (T + kCheckpoint - 1) / kCheckpoint; }
+
+// The decay of the diagonal-transition family: none (linear attention), one per token (ssd), one per key
+// per token (gla). Decays are given as logs g ≤ 0 and exponentiated one step at a time.
+enum class Decay { kNone, kScalar, kPerKey };
+
+// S_t = diag(exp g_t) S_{t-1} + k_t v_tᵀ, o_t = S_tᵀ q_t. g is {T, K} (kPerKey), {T} (kScalar) or unused.
+void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,
+                        const float* g, float* o, float* ck);
+
+// Gradients of sum(o ⊙ dout): dq, dk {T, K}; dv {T, V}; dg with g's shape (unused for kNone). Overwrites.
+// `work` needs decay_scan_workspace(K, V) floats.
+int64_t decay_scan_workspace(int64_t K, int64_t V);
+void decay_scan_backward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k,
+                         const float* v, const float* g, const float* ck, const float* dout, float* dq, float* dk,
+                         float* dv, float* dg, float* work);
+
+// S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t with α_t = exp(g_t) (g null: α = 1).
+void delta_scan_forward(int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,
+                        const float* beta, const float* g, float* o, float* ck);
+
+// Gradients of sum(o ⊙ dout): dq, dk, dv, dbeta, and dg when g is not null. Overwrites.
+int64_t delta_scan_workspace(int64_t K, int64_t V);
+void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,
+                         const float* beta, const float* g, const float* ck, const float* dout, float* dq, float* dk,
+                         float* dv, float* dbeta, float* dg, float* work);
+
+// Short causal depthwise conv on channels [c0, c1) of x {B, T, C}, weight {C, W}, bias {C} or null.
+// Forward writes y (SiLU applied when silu). Backward overwrites dx, dweight, dbias on those channels.
+void short_conv_forward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
+                        const float* weight, const float* bias, bool silu, float* y);
+void short_conv_backward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
+                         const float* weight, const float* bias, bool silu, const float* dy, float* dx,
+                         float* dweight, float* dbias);
+
+}  // namespace rb::cpu
