@@ -1,8 +1,14 @@
+// Batteries: parsing and validating battery documents, and the presets (written in the same JSON a
+// battery file uses, so `recallbench plan --battery NAME --battery-json` prints a file to start from).
 #include "suite/battery.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "suite/core/errors.h"
+#include "suite/core/json_io.h"
 
 namespace rb {
 
@@ -39,26 +45,368 @@ std::vector<int64_t> parse_seeds(const std::string& text) {
 
 namespace {
 
-// The first battery: the convolution knob on MQAR at the size the design's prototype measured.
-std::vector<RunSpec> plan_first() {
-  std::vector<RunSpec> runs;
-  for (const char* cell : {"diag", "diag+conv"}) {
-    for (int64_t seed = 0; seed < 3; ++seed) {
-      RunSpec s;
-      s.cell.name = cell;
-      s.task.name = "mqar";
-      s.task.options = {{"pairs", 8}, {"length", 64}, {"vocab", 256}};
-      s.seed = seed;
-      runs.push_back(s);
+using nlohmann::json;
+
+std::string type_of(const json& v) {
+  if (v.is_number_integer()) return "integer " + v.dump();
+  if (v.is_number()) return "number " + v.dump();
+  if (v.is_string()) return "string " + v.dump();
+  return std::string(v.type_name()) + (v.is_primitive() ? " " + v.dump() : "");
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& field, const std::string& expected,
+                       const json& got) {
+  throw UsageError(where + ": field '" + field + "': expected " + expected + ", got " + type_of(got));
+}
+
+// Rejects fields not in `known` (typos would otherwise be silently ignored).
+void check_fields(const json& obj, const std::string& where, const std::string& prefix,
+                  const std::vector<std::string>& known) {
+  for (const auto& [k, v] : obj.items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      std::string valid;
+      for (const auto& n : known) valid += (valid.empty() ? "" : ", ") + n;
+      throw UsageError(where + ": unknown field '" + prefix + k + "'", "valid fields here: " + valid);
     }
   }
-  return runs;
+}
+
+int64_t get_int(const json& obj, const std::string& key, const std::string& where, const std::string& field,
+                int64_t lo) {
+  const json& v = obj.at(key);
+  if (!v.is_number_integer()) fail(where, field, "an integer ≥ " + std::to_string(lo), v);
+  const int64_t x = v.get<int64_t>();
+  if (x < lo) fail(where, field, "an integer ≥ " + std::to_string(lo), v);
+  return x;
+}
+
+double get_number(const json& obj, const std::string& key, const std::string& where, const std::string& field) {
+  const json& v = obj.at(key);
+  if (!v.is_number()) fail(where, field, "a number", v);
+  return v.get<double>();
+}
+
+std::string get_string(const json& obj, const std::string& key, const std::string& where, const std::string& field) {
+  const json& v = obj.at(key);
+  if (!v.is_string() || v.get<std::string>().empty()) fail(where, field, "a non-empty string", v);
+  return v.get<std::string>();
+}
+
+bool valid_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+json train_to_json(const TrainSpec& t) {
+  RunSpec s;
+  s.train = t;
+  json j = s.to_json()["train"];
+  j.erase("threshold");  // the battery's, not the recipe's
+  return j;
+}
+
+BatteryRecipe recipe_from_json(const json& r, const std::string& where, const std::string& field) {
+  if (!r.is_object()) fail(where, field, "an object", r);
+  BatteryRecipe out;
+  json defaults = train_to_json(out.train);
+  std::vector<std::string> known = {"name"};
+  for (const auto& [k, v] : defaults.items()) known.push_back(k);
+  check_fields(r, where, field + ".", known);
+  if (!r.contains("name")) throw UsageError(where + ": missing field '" + field + ".name'");
+  out.name = get_string(r, "name", where, field + ".name");
+  if (!valid_name(out.name)) fail(where, field + ".name", "a name of letters, digits, _ - .", r["name"]);
+  TrainSpec& t = out.train;
+  const std::string f = field + ".";
+  if (r.contains("steps")) t.steps = get_int(r, "steps", where, f + "steps", 1);
+  if (r.contains("batch")) t.batch = get_int(r, "batch", where, f + "batch", 1);
+  if (r.contains("eval_every")) t.eval_every = get_int(r, "eval_every", where, f + "eval_every", 1);
+  if (r.contains("eval_examples")) t.eval_examples = get_int(r, "eval_examples", where, f + "eval_examples", 1);
+  if (r.contains("lr")) t.lr = get_number(r, "lr", where, f + "lr");
+  if (r.contains("weight_decay")) t.weight_decay = get_number(r, "weight_decay", where, f + "weight_decay");
+  if (r.contains("warmup")) t.warmup = get_number(r, "warmup", where, f + "warmup");
+  if (r.contains("curriculum")) t.curriculum = get_string(r, "curriculum", where, f + "curriculum");
+  if (r.contains("impl")) t.impl = get_string(r, "impl", where, f + "impl");
+  if (r.contains("curriculum_options")) {
+    if (!r["curriculum_options"].is_object()) fail(where, f + "curriculum_options", "an object", r["curriculum_options"]);
+    t.curriculum_options = r["curriculum_options"];
+  }
+  if (!(t.lr > 0)) fail(where, f + "lr", "a positive number", r["lr"]);
+  if (!(t.warmup >= 0 && t.warmup < 1)) fail(where, f + "warmup", "a fraction in [0, 1)", r["warmup"]);
+  return out;
+}
+
+BatteryTask task_from_json(const json& t, const std::string& where, const std::string& field) {
+  if (!t.is_object()) fail(where, field, "an object {\"name\": ..., \"options\": {...}, \"grid\": {...}}", t);
+  check_fields(t, where, field + ".", {"name", "options", "grid"});
+  if (!t.contains("name")) throw UsageError(where + ": missing field '" + field + ".name'");
+  BatteryTask out;
+  out.name = get_string(t, "name", where, field + ".name");
+  if (t.contains("options")) {
+    if (!t["options"].is_object()) fail(where, field + ".options", "an object of task options", t["options"]);
+    out.options = t["options"];
+  }
+  if (t.contains("grid")) {
+    const json& g = t["grid"];
+    if (!g.is_object()) fail(where, field + ".grid", "an object of option → list of values", g);
+    for (const auto& [k, v] : g.items()) {
+      const std::string gf = field + ".grid." + k;
+      if (!v.is_array() || v.empty()) fail(where, gf, "a non-empty list of values", v);
+      std::vector<json> values;
+      for (const auto& x : v) {
+        if (!x.is_primitive() || x.is_null()) fail(where, gf, "a list of numbers, strings or booleans", v);
+        if (std::find(values.begin(), values.end(), x) != values.end()) fail(where, gf, "distinct values", v);
+        values.push_back(x);
+      }
+      if (out.options.contains(k)) throw UsageError(where + ": task option '" + k + "' is both in " + field +
+                                                    ".options and " + field + ".grid; keep one");
+      out.grid.emplace_back(k, values);
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
+Battery Battery::from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
+  check_fields(j, where, "",
+               {"schema_version", "name", "description", "cells", "reference", "model", "state_budget", "threshold",
+                "seeds", "tasks", "recipes", "contrasts"});
+  for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
+    if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
+                                                "see suite/battery_schema.md");
+  if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int64_t>() != kBatterySchemaVersion)
+    fail(where, "schema_version", std::to_string(kBatterySchemaVersion), j["schema_version"]);
+
+  Battery b;
+  b.name = get_string(j, "name", where, "name");
+  if (!valid_name(b.name)) fail(where, "name", "a name of letters, digits, _ - .", j["name"]);
+  if (j.contains("description")) {
+    if (!j["description"].is_string()) fail(where, "description", "a string", j["description"]);
+    b.description = j["description"].get<std::string>();
+  }
+
+  const json& cells = j["cells"];
+  if (cells.is_string() && cells.get<std::string>() == "all") {
+    b.all_cells = true;
+  } else if (cells.is_array() && !cells.empty()) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const std::string f = "cells[" + std::to_string(i) + "]";
+      if (!cells[i].is_string() || cells[i].get<std::string>().empty()) fail(where, f, "a cell name", cells[i]);
+      const auto name = cells[i].get<std::string>();
+      if (std::find(b.cells.begin(), b.cells.end(), name) != b.cells.end())
+        throw UsageError(where + ": field '" + f + "': cell '" + name + "' is listed twice");
+      b.cells.push_back(name);
+    }
+  } else {
+    fail(where, "cells", "\"all\" or a non-empty list of cell names", cells);
+  }
+  if (j.contains("reference")) {
+    b.reference = get_string(j, "reference", where, "reference");
+    if (!b.all_cells && std::find(b.cells.begin(), b.cells.end(), b.reference) == b.cells.end())
+      throw UsageError(where + ": field 'reference': cell '" + b.reference + "' is not in 'cells'");
+  }
+
+  if (j.contains("model")) {
+    const json& m = j["model"];
+    if (!m.is_object()) fail(where, "model", "an object {\"d_model\", \"layers\", \"mlp\"}", m);
+    check_fields(m, where, "model.", {"d_model", "layers", "mlp"});
+    if (m.contains("d_model")) b.model.d_model = get_int(m, "d_model", where, "model.d_model", 1);
+    if (m.contains("layers")) b.model.layers = get_int(m, "layers", where, "model.layers", 1);
+    if (m.contains("mlp")) {
+      if (!m["mlp"].is_boolean()) fail(where, "model.mlp", "true or false", m["mlp"]);
+      b.model.mlp = m["mlp"].get<bool>();
+    }
+  }
+  if (j.contains("state_budget")) b.model.state_budget = get_int(j, "state_budget", where, "state_budget", 0);
+  if (j.contains("threshold")) {
+    b.threshold = get_number(j, "threshold", where, "threshold");
+    if (!(b.threshold > 0 && b.threshold <= 1)) fail(where, "threshold", "a number in (0, 1]", j["threshold"]);
+  }
+
+  const json& seeds = j["seeds"];
+  if (seeds.is_string()) {
+    try {
+      b.seeds = parse_seeds(seeds.get<std::string>());
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": field 'seeds': " + e.what(), e.hint());
+    }
+  } else if (seeds.is_array() && !seeds.empty()) {
+    for (const auto& s : seeds) {
+      if (!s.is_number_integer() || s.get<int64_t>() < 0) fail(where, "seeds", "non-negative integers", seeds);
+      b.seeds.push_back(s.get<int64_t>());
+    }
+  } else {
+    fail(where, "seeds", "a seed list like \"0-9\" or a non-empty list of integers", seeds);
+  }
+  std::set<int64_t> distinct(b.seeds.begin(), b.seeds.end());
+  if (distinct.size() != b.seeds.size()) fail(where, "seeds", "distinct seeds", seeds);
+
+  const json& tasks = j["tasks"];
+  if (!tasks.is_array() || tasks.empty()) fail(where, "tasks", "a non-empty list of tasks", tasks);
+  for (size_t i = 0; i < tasks.size(); ++i)
+    b.tasks.push_back(task_from_json(tasks[i], where, "tasks[" + std::to_string(i) + "]"));
+
+  if (j.contains("recipes")) {
+    const json& r = j["recipes"];
+    if (!r.is_array() || r.empty()) fail(where, "recipes", "a non-empty list of recipes", r);
+    for (size_t i = 0; i < r.size(); ++i) {
+      auto recipe = recipe_from_json(r[i], where, "recipes[" + std::to_string(i) + "]");
+      for (const auto& other : b.recipes)
+        if (other.name == recipe.name)
+          throw UsageError(where + ": field 'recipes[" + std::to_string(i) + "].name': recipe '" + recipe.name +
+                           "' is defined twice");
+      b.recipes.push_back(recipe);
+    }
+  } else {
+    b.recipes.push_back(BatteryRecipe{});
+  }
+  for (auto& r : b.recipes) r.train.threshold = b.threshold;
+
+  if (j.contains("contrasts")) {
+    const json& c = j["contrasts"];
+    if (!c.is_array()) fail(where, "contrasts", "a list of contrast kinds", c);
+    for (size_t i = 0; i < c.size(); ++i) {
+      const std::string f = "contrasts[" + std::to_string(i) + "]";
+      const std::string kind = c[i].is_string() ? c[i].get<std::string>() : "";
+      if (std::find(std::begin(kContrastKinds), std::end(kContrastKinds), kind) == std::end(kContrastKinds))
+        fail(where, f, "one of conv, transition, decay, curriculum, reference", c[i]);
+      if (kind == "reference" && b.reference.empty())
+        throw UsageError(where + ": field '" + f + "': the 'reference' contrast needs the field 'reference'");
+      b.contrasts.push_back(kind);
+    }
+  }
+  return b;
+}
+
+json Battery::to_json() const {
+  json j;
+  j["schema_version"] = kBatterySchemaVersion;
+  j["name"] = name;
+  j["description"] = description;
+  j["cells"] = all_cells ? json("all") : json(cells);
+  if (!reference.empty()) j["reference"] = reference;
+  j["model"] = {{"d_model", model.d_model}, {"layers", model.layers}, {"mlp", model.mlp}};
+  j["state_budget"] = model.state_budget;
+  j["threshold"] = threshold;
+  j["seeds"] = seeds;
+  j["tasks"] = json::array();
+  for (const auto& t : tasks) {
+    json g = json::object();
+    for (const auto& [k, v] : t.grid) g[k] = v;
+    j["tasks"].push_back({{"name", t.name}, {"options", t.options}, {"grid", g}});
+  }
+  j["recipes"] = json::array();
+  for (const auto& r : recipes) {
+    json rj = train_to_json(r.train);
+    rj["name"] = r.name;
+    j["recipes"].push_back(rj);
+  }
+  j["contrasts"] = contrasts;
+  return j;
+}
+
+namespace {
+
+Battery preset(const char* text) {
+  const json j = json::parse(text);
+  return Battery::from_json(j, "preset " + j.value("name", std::string("?")));
+}
+
+// The conv knob for linear attention on MQAR at the size the design's prototype measured (the original
+// default battery; kept for comparison with early results).
+const char* const kFirst = R"JSON({
+  "schema_version": 1, "name": "first",
+  "description": "conv on/off for linear attention on MQAR (8 pairs, length 64), 3 seeds each",
+  "cells": ["diag", "diag+conv"], "seeds": "0-2",
+  "tasks": [{"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 256}}],
+  "contrasts": ["conv"]
+})JSON";
+
+// CI on every commit: the knob contrasts on one small MQAR size. Sized on this 2-core machine (see
+// suite/battery_schema.md, "Presets"): 6 seeds per config, so that 6/6 versus 0/6 is significant (two-sided
+// Fisher p = 0.002); a small model and short recipe keep one run to ~10-20 s of one core.
+const char* const kSmoke = R"JSON({
+  "schema_version": 1, "name": "smoke",
+  "description": "CI: conv, transition, decay and reference contrasts on MQAR (4 pairs, length 32), 6 seeds",
+  "cells": ["diag", "diag+conv", "rank1", "rank1+conv", "diag+decay", "diag+decay+conv"],
+  "reference": "diag+conv",
+  "model": {"d_model": 32, "layers": 2, "mlp": true},
+  "seeds": "0-5",
+  "tasks": [{"name": "mqar", "options": {"pairs": 4, "length": 32, "vocab": 64}}],
+  "recipes": [{"name": "smoke", "steps": 1000, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}],
+  "contrasts": ["conv", "transition", "decay", "reference"]
+})JSON";
+
+// Nightly or cluster: every registered cell across MQAR sizes and lengths, plus haystack and s5.
+const char* const kStandard = R"JSON({
+  "schema_version": 1, "name": "standard",
+  "description": "all cells x MQAR pairs 4..64 x lengths 64..512, haystack, s5; 10 seeds (hours; nightly/cluster)",
+  "cells": "all",
+  "reference": "attention",
+  "model": {"d_model": 64, "layers": 2, "mlp": true},
+  "state_budget": 4096,
+  "seeds": "0-9",
+  "tasks": [
+    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [4, 8, 16, 32, 64], "length": [256, 512]}},
+    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [4, 8, 16], "length": [64, 128]}},
+    {"name": "haystack", "grid": {"length": [256, 1024]}},
+    {"name": "s5"}
+  ],
+  "recipes": [{"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3}],
+  "contrasts": ["conv", "transition", "decay", "reference"]
+})JSON";
+
+// The seed paper's experiments as far as this suite expresses them: the conv, transition and decay knobs
+// at matched state across MQAR difficulty, the attention upper anchor, state-tracking (s5) and collision
+// guardrails, and curriculum versus none on the hard end.
+const char* const kPaper = R"JSON({
+  "schema_version": 1, "name": "paper",
+  "description": "the seed paper's knob study: all cells at matched state (4096) on MQAR/collision/s5 with and without a curriculum; 10 seeds",
+  "cells": "all",
+  "reference": "attention",
+  "model": {"d_model": 64, "layers": 2, "mlp": true},
+  "state_budget": 4096,
+  "seeds": "0-9",
+  "tasks": [
+    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [8, 16, 32, 64], "length": [256, 512]}},
+    {"name": "collision"},
+    {"name": "s5"}
+  ],
+  "recipes": [
+    {"name": "default", "steps": 4000, "batch": 64, "lr": 3e-3},
+    {"name": "curriculum", "steps": 4000, "batch": 64, "lr": 3e-3, "curriculum": "distance"}
+  ],
+  "contrasts": ["conv", "transition", "decay", "curriculum", "reference"]
+})JSON";
+
+}  // namespace
+
 RB_REGISTER(BatteryRegistry, first,
-            BatteryEntry{"first", "conv on/off for linear attention on MQAR (8 pairs, length 64), 3 seeds each",
-                         plan_first});
+            BatteryEntry{"first", "conv on/off for linear attention on MQAR (8 pairs, length 64), 3 seeds",
+                         [] { return preset(kFirst); }});
+RB_REGISTER(BatteryRegistry, smoke,
+            BatteryEntry{"smoke", "CI on every commit: knob contrasts on MQAR (4 pairs, length 32), 6 seeds",
+                         [] { return preset(kSmoke); }});
+RB_REGISTER(BatteryRegistry, standard,
+            BatteryEntry{"standard", "all cells x MQAR 4..64 pairs x lengths 64..512, haystack, s5; 10 seeds",
+                         [] { return preset(kStandard); }});
+RB_REGISTER(BatteryRegistry, paper,
+            BatteryEntry{"paper", "the seed paper's knob study at matched state, with and without curriculum",
+                         [] { return preset(kPaper); }});
+
+Battery load_battery(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  const bool looks_like_file = name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
+  std::error_code ec;
+  if (looks_like_file || (name_or_path.find('/') != std::string::npos) || fs::is_regular_file(name_or_path, ec)) {
+    if (!fs::is_regular_file(name_or_path, ec))
+      throw UsageError("battery file '" + name_or_path + "' does not exist",
+                       "give a preset name (" + BatteryRegistry::instance().joined_names() + ") or a JSON file");
+    return Battery::from_json(read_json_file(name_or_path), "battery file " + name_or_path);
+  }
+  return BatteryRegistry::instance().get(name_or_path, "battery").make();
+}
 
 }  // namespace rb

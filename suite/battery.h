@@ -1,23 +1,95 @@
-// Batteries: named lists of runs. A battery is data (a preset here, or later a JSON file), expanded by
-// the planner into RunSpecs with stable keys.
+// Batteries: named sets of runs, as data. A battery is a preset compiled in (battery.cpp, written in the
+// same JSON as a file) or a JSON file; the planner (planner.h) expands it into resolved RunSpecs with
+// stable keys and the list of contrasts the statistics test.
+//
+// Schema (version 1; suite/battery_schema.md has the full reference and an example):
+//
+//   {
+//     "schema_version": 1,                        required; must be 1
+//     "name": "smoke",                            required; [A-Za-z0-9_.-]+
+//     "description": "...",                       optional
+//     "cells": ["diag", "diag+conv"] | "all",     required; registered cell names, or every registered cell
+//     "reference": "diag+conv",                   optional; the cell every other cell is contrasted with
+//     "model": {"d_model": 64, "layers": 2, "mlp": true},          optional; ModelSpec fields
+//     "state_budget": 0,                          optional; numbers per layer (0 = each cell's default)
+//     "threshold": 0.99,                          optional; lock-in threshold on held-out accuracy
+//     "seeds": "0-9" | [0, 1, 2],                 required
+//     "tasks": [                                  required, non-empty
+//       {"name": "mqar", "options": {"vocab": 256},             fixed options (optional)
+//        "grid": {"pairs": [4, 8], "length": [64, 128]}}        each key a non-empty list (optional);
+//     ],                                                        the grid is the cross product
+//     "recipes": [                                optional; default one recipe "default" (TrainSpec defaults)
+//       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...}
+//     ],
+//     "contrasts": ["conv", "transition", "decay", "curriculum", "reference"]   optional
+//   }
+//
+// Unknown fields, wrong types, empty lists and a wrong schema version are UsageErrors naming the field
+// ("battery smoke.json: tasks[0].grid.pairs: expected a non-empty list, got 8").
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "suite/core/registry.h"
 #include "suite/core/spec.h"
 
 namespace rb {
 
+inline constexpr int kBatterySchemaVersion = 1;
+
+// The knob contrasts a battery may declare (planner.h says how each expands into pairs of configs).
+inline const char* const kContrastKinds[] = {"conv", "transition", "decay", "curriculum", "reference"};
+
+// One task with its fixed options and a parameter grid (the cross product of the grid's lists).
+struct BatteryTask {
+  std::string name;
+  nlohmann::json options = nlohmann::json::object();  // fixed options
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // key → values, in file order
+};
+
+// A named training recipe: TrainSpec fields over the defaults (threshold comes from the battery).
+struct BatteryRecipe {
+  std::string name = "default";
+  TrainSpec train;
+};
+
+struct Battery {
+  std::string name;
+  std::string description;
+  bool all_cells = false;             // "cells": "all": every registered cell, in registry order
+  std::vector<std::string> cells;     // otherwise the listed names, in order
+  std::string reference;              // "" = none
+  ModelSpec model;                    // state_budget is the battery's state budget
+  double threshold = 0.99;
+  std::vector<int64_t> seeds;
+  std::vector<BatteryTask> tasks;
+  std::vector<BatteryRecipe> recipes;  // never empty after parsing
+  std::vector<std::string> contrasts;
+
+  // Parses and validates a battery document; `where` prefixes every message (e.g. the file name).
+  static Battery from_json(const nlohmann::json& j, const std::string& where);
+  // The canonical document (every default spelled out); from_json(to_json()) round-trips.
+  nlohmann::json to_json() const;
+};
+
 struct BatteryEntry {
   std::string name;
   std::string description;
-  std::function<std::vector<RunSpec>()> plan;  // unresolved specs; the runner resolves them
+  std::function<Battery()> make;
 };
 
 using BatteryRegistry = Registry<BatteryEntry>;
+
+// The battery `ci/main` and `recallbench run` without --battery/--cell use.
+inline constexpr const char* kDefaultBattery = "smoke";
+
+// A preset name, or a path to a JSON battery file (anything ending in .json or naming an existing file).
+// Unknown names: UsageError listing the presets.
+Battery load_battery(const std::string& name_or_path);
 
 // Parses a seed list: "3", "0-9", "0,2,5-7". Throws UsageError on anything else.
 std::vector<int64_t> parse_seeds(const std::string& text);

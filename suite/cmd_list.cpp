@@ -6,6 +6,7 @@
 #include "suite/battery.h"
 #include "suite/cli.h"
 #include "suite/core/errors.h"
+#include "suite/planner.h"
 #include "tasks/task.h"
 
 namespace rb {
@@ -52,9 +53,23 @@ int run_list(const ListOptions& o) {
     nlohmann::json arr = nlohmann::json::array();
     if (!o.json) fmt::print("batteries:\n");
     for (const auto& b : BatteryRegistry::instance().entries()) {
-      const auto runs = b.plan();
-      arr.push_back({{"name", b.name}, {"description", b.description}, {"runs", runs.size()}});
-      if (!o.json) fmt::print("  {:<12} {:>5} runs  {}\n", b.name, runs.size(), b.description);
+      // Run count and an upper-bound cost (suite/planner.h); a preset naming a cell this build lacks says so.
+      std::string runs = "?", cost = "?", note;
+      nlohmann::json entry = {{"name", b.name}, {"description", b.description}};
+      try {
+        const Plan plan = make_plan(b.make());
+        double seconds = 0;
+        for (const auto& r : plan.runs) seconds += estimate_run_seconds(r);
+        runs = std::to_string(plan.runs.size());
+        cost = fmt::format("{:.1f}", seconds / 3600.0);
+        entry["runs"] = plan.runs.size();
+        entry["estimated_core_hours"] = seconds / 3600.0;
+      } catch (const UsageError& e) {
+        note = std::string("  [cannot plan here: ") + e.what() + "]";
+        entry["error"] = e.what();
+      }
+      arr.push_back(entry);
+      if (!o.json) fmt::print("  {:<12} {:>6} runs  ≤{:>7} core-h  {}{}\n", b.name, runs, cost, b.description, note);
     }
     out["batteries"] = arr;
   }

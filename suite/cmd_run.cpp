@@ -1,16 +1,18 @@
-// recallbench run: train and score runs, one result file per run, written atomically.
+// recallbench run: train and score runs with a pool of worker processes, one result file per run.
 //
+//   recallbench run --battery smoke --out DIR [--jobs N] [--shard I/N]
+//   recallbench run --battery my_battery.json --out DIR
 //   recallbench run --cell diag+conv --task mqar --pairs 8 --length 64 --seeds 0-2 --out DIR
-//   recallbench run --battery first --out DIR
 //
-// Results go to DIR/runs/<run key>.json. A run whose file already exists with the same key and schema is
-// not trained again (so an interrupted command, rerun, finishes only the rest); --force retrains.
-#include <unistd.h>
-
+// Results go to DIR/runs/<run file>.json (suite/store.h). Finished runs are never retrained (an
+// interrupted command, rerun, finishes only the rest; --force retrains); corrupt files are moved aside and
+// rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
+// the per-config lock-in counts (suite/runner.h).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,8 @@
 #include "suite/cli.h"
 #include "suite/core/errors.h"
 #include "suite/core/json_io.h"
+#include "suite/planner.h"
+#include "suite/runner.h"
 #include "suite/train/train_api.h"
 
 namespace rb {
@@ -32,7 +36,11 @@ struct RunOptions {
   std::string out = "results";
   RunSpec base;
   int threads = 1;
+  int jobs = 0;
+  int retries = 1;
+  std::string shard = "0/1";
   bool force = false;
+  std::vector<CLI::Option*> recipe_flags;  // flags that only apply to --cell/--task runs
 };
 
 // "key=value" strings into a JSON object (values stay strings; the unit's OptionReader converts them).
@@ -47,14 +55,20 @@ nlohmann::json parse_kv(const std::vector<std::string>& items, const std::string
   return out;
 }
 
-std::vector<RunSpec> plan_from_flags(const RunOptions& o) {
+Plan plan_from_flags(const RunOptions& o) {
   if (!o.battery.empty()) {
     if (!o.cell.empty() || !o.task.empty())
       throw UsageError("--battery cannot be combined with --cell/--task", "a battery fixes its own cells and tasks");
-    return BatteryRegistry::instance().get(o.battery, "battery").plan();
+    for (const auto* flag : o.recipe_flags)
+      if (flag->count() > 0)
+        throw UsageError(flag->get_name() + " applies to --cell/--task runs, not to --battery",
+                         "a battery sets its own recipe and model: copy it to a file (recallbench plan --battery " +
+                             o.battery + " --battery-json > b.json), edit it, and run --battery b.json");
+    return make_plan(load_battery(o.battery));
   }
   if (o.cell.empty() || o.task.empty())
-    throw UsageError("run needs --battery NAME, or --cell NAME and --task NAME", "see recallbench list");
+    throw UsageError("run needs --battery NAME, or --cell NAME and --task NAME",
+                     "see recallbench list; the default battery is " + std::string(kDefaultBattery));
   RunSpec s = o.base;
   s.cell.name = o.cell;
   s.cell.options = parse_kv(o.cell_opts, "--cell-opt");
@@ -63,80 +77,65 @@ std::vector<RunSpec> plan_from_flags(const RunOptions& o) {
   if (o.pairs >= 0) s.task.options["pairs"] = o.pairs;
   if (o.length >= 0) s.task.options["length"] = o.length;
   if (o.vocab >= 0) s.task.options["vocab"] = o.vocab;
-  std::vector<RunSpec> runs;
-  for (int64_t seed : parse_seeds(o.seeds)) {
-    s.seed = seed;
-    runs.push_back(s);
+  // Resolve everything before training anything: a bad spec fails the command with nothing run.
+  const RunSpec resolved = resolve_spec(s);
+  Plan plan;
+  plan.battery.name = "adhoc";
+  plan.battery.description = "recallbench run --cell " + o.cell + " --task " + o.task;
+  plan.battery.cells = {o.cell};
+  plan.battery.seeds = parse_seeds(o.seeds);
+  plan.battery.tasks = {BatteryTask{o.task, resolved.task.options, {}}};
+  plan.battery.model = resolved.model;
+  plan.battery.threshold = resolved.train.threshold;
+  plan.battery.recipes = {BatteryRecipe{"cli", resolved.train}};
+  for (int64_t seed : plan.battery.seeds) {
+    RunSpec r = resolved;
+    r.seed = seed;
+    plan.runs.push_back(r);
   }
-  return runs;
-}
-
-// True when `path` holds a complete result for `key` in the current schema.
-bool has_result(const std::filesystem::path& path, const std::string& key) {
-  if (!std::filesystem::exists(path)) return false;
-  try {
-    const auto j = read_json_file(path);
-    return j.value("schema_version", 0) == kRunSchemaVersion && j.value("key", "") == key && j.contains("result");
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "warning: {} is unreadable ({}); running it again\n", path.string(), e.what());
-    return false;
-  }
+  return plan;
 }
 
 int run_run(RunOptions& o) {
-  std::vector<RunSpec> runs = plan_from_flags(o);
-  // Resolve everything before training anything: a bad spec fails the command with nothing run.
-  for (auto& r : runs) r = resolve_spec(r);
-  const std::filesystem::path dir = std::filesystem::path(o.out) / "runs";
-  const bool tty = ::isatty(STDERR_FILENO);
+  RunnerOptions ro;
+  ro.shard = Shard::parse(o.shard);
+  const Plan plan = plan_from_flags(o);
+  ro.out = o.out;
+  ro.jobs = o.jobs;
+  ro.threads = o.threads;
+  ro.force = o.force;
+  ro.retries = o.retries;
+  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::string shard_text = ro.shard.count > 1 ? fmt::format(", shard {}/{}", ro.shard.index, ro.shard.count) : "";
+  fmt::print(stderr, "battery {}: {} runs{}, {} worker{}, results in {}\n", plan.battery.name, plan.runs.size(),
+             shard_text, jobs, jobs == 1 ? "" : "s", std::filesystem::absolute(ro.out / "runs").string());
+  const RunnerSummary sum = run_plan(plan, ro);
 
-  struct Tally {
-    int n = 0, locked = 0;
-    double acc = 0, wall = 0;
-    int64_t state = 0;
-  };
-  std::map<std::string, Tally> tally;
-  const auto t0 = std::chrono::steady_clock::now();
-  int index = 0;
-  for (const auto& spec : runs) {
-    ++index;
-    const auto path = dir / spec.file_name();
-    nlohmann::json result;
-    if (!o.force && has_result(path, spec.key())) {
-      result = read_json_file(path);
-      fmt::print(stderr, "[{}/{}] {} seed {}: already done, skipped\n", index, runs.size(), spec.cell.name, spec.seed);
-    } else {
-      int reports = 0;
-      const std::string label = fmt::format("[{}/{}] {} on {} seed {}", index, runs.size(), spec.cell.name,
-                                            spec.task.name, spec.seed);
-      result = train_run(spec, [&](const TrainProgress& p) {
-        const std::string line = fmt::format("{}  step {:>5}/{}  loss {:.4f}  acc {:.3f}  {:.1f} steps/s", label,
-                                             p.step, p.steps, p.loss, p.accuracy, p.steps_per_second);
-        if (tty) fmt::print(stderr, "\r{}\033[K", line);
-        else if (++reports % 4 == 0) fmt::print(stderr, "{}\n", line);
-      }, o.threads);
-      write_json_atomic(path, result);
-      const auto& r = result["result"];
-      if (tty) fmt::print(stderr, "\r\033[K");
-      fmt::print(stderr, "{}: {}  acc {:.3f}  {} steps  {:.1f}s{}\n", label,
-                 r["locked_in"].get<bool>() ? "LOCKED IN" : "not locked in", r["final_accuracy"].get<double>(),
-                 r["steps"].get<int64_t>(), r["wall_seconds"].get<double>(),
-                 r["status"] == "ok" ? "" : "  [" + r["status"].get<std::string>() + ": " +
-                                                r["message"].get<std::string>() + "]");
-    }
-    auto& t = tally[spec.config_key()];
-    const auto& r = result["result"];
-    t.n += 1;
-    t.locked += r["locked_in"].get<bool>() ? 1 : 0;
-    t.acc += r["final_accuracy"].get<double>();
-    t.wall += r["wall_seconds"].get<double>();
-    t.state = r["state_size"].get<int64_t>();
+  const auto agg_path = std::filesystem::absolute(ro.out / "aggregate.json");
+  if (!sum.interrupted && std::filesystem::exists(agg_path)) {
+    const json agg = read_json_file(agg_path);
+    if (agg["missing"].empty()) print_aggregate_table(agg);
   }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("\n{:<64} {:>9} {:>9} {:>8} {:>9}\n", "config", "locked-in", "mean acc", "state", "mean s");
-  for (const auto& [key, t] : tally)
-    fmt::print("{:<64} {:>5}/{:<3} {:>9.3f} {:>8} {:>9.1f}\n", key, t.locked, t.n, t.acc / t.n, t.state, t.wall / t.n);
-  fmt::print("\n{} runs in {:.1f}s; results: {}\n", runs.size(), elapsed, std::filesystem::absolute(dir).string());
+  fmt::print("\n{} runs{}: {} trained, {} already done{}{} in {:.1f}s ({} locked in); results: {}\n", sum.total,
+             shard_text, sum.trained, sum.already, sum.failed ? fmt::format(", {} FAILED", sum.failed) : "",
+             sum.corrupt ? fmt::format(", {} corrupt file(s) rerun", sum.corrupt) : "", sum.elapsed, sum.locked_in,
+             std::filesystem::absolute(ro.out / "runs").string());
+  if (sum.interrupted) {
+    fmt::print(stderr, "interrupted: finished runs are kept; run the same command again to finish the rest\n");
+    return 130;
+  }
+  if (sum.failed > 0) {
+    fmt::print(stderr, "{} run(s) failed (see the worker logs above); run the same command again to retry them\n",
+               sum.failed);
+    return kExitInternal;
+  }
+  if (std::filesystem::exists(agg_path)) {
+    const json agg = read_json_file(agg_path);
+    if (agg["missing"].empty()) fmt::print("aggregate: {}\n", agg_path.string());
+  } else if (ro.shard.count > 1) {
+    fmt::print("other shards still running; when all are done: recallbench merge {}\n",
+               std::filesystem::absolute(ro.out).string());
+  }
   return kExitOk;
 }
 
@@ -155,19 +154,23 @@ CommandFn add_run_command(CLI::App& s) {
   sub->add_option("--cell-opt", o->cell_opts, "Cell option as key=value (repeatable), e.g. heads=2");
   sub->add_option("--seeds", o->seeds, "Seeds: 3, 0-9 or 0,2,5-7 (default 0)");
   sub->add_option("--out", o->out, "Results directory (default results); runs go to OUT/runs/");
-  sub->add_option("--steps", o->base.train.steps, "Maximum training steps (default 2000)")->check(CLI::PositiveNumber);
-  sub->add_option("--batch", o->base.train.batch, "Sequences per step (default 64)")->check(CLI::PositiveNumber);
-  sub->add_option("--lr", o->base.train.lr, "Peak learning rate, AdamW (default 3e-3)")->check(CLI::PositiveNumber);
-  sub->add_option("--eval-every", o->base.train.eval_every, "Steps between held-out evaluations (default 50)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--eval-examples", o->base.train.eval_examples, "Held-out set size (default 512)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--threshold", o->base.train.threshold, "Lock-in threshold on held-out accuracy (default 0.99)");
-  sub->add_option("--d-model", o->base.model.d_model, "Model width (default 64)")->check(CLI::PositiveNumber);
-  sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::PositiveNumber);
-  sub->add_option("--budget", o->base.model.state_budget, "State budget per layer in numbers; 0 = cell default")
+  sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::PositiveNumber);
+  sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");
+  sub->add_option("--retries", o->retries, "Extra attempts for a worker that crashes (default 1)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--impl", o->base.train.impl, "Kernel implementation: auto, ref, chunked, fused (default auto)");
+  o->recipe_flags.push_back(sub->add_option("--steps", o->base.train.steps, "Maximum training steps (default 2000)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--batch", o->base.train.batch, "Sequences per step (default 64)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--lr", o->base.train.lr, "Peak learning rate, AdamW (default 3e-3)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--eval-every", o->base.train.eval_every, "Steps between held-out evaluations (default 50)")
+      ->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--eval-examples", o->base.train.eval_examples, "Held-out set size (default 512)")
+      ->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--threshold", o->base.train.threshold, "Lock-in threshold on held-out accuracy (default 0.99)"));
+  o->recipe_flags.push_back(sub->add_option("--d-model", o->base.model.d_model, "Model width (default 64)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--budget", o->base.model.state_budget, "State budget per layer in numbers; 0 = cell default")
+      ->check(CLI::NonNegativeNumber));
+  o->recipe_flags.push_back(sub->add_option("--impl", o->base.train.impl, "Kernel implementation: auto, ref, chunked, fused (default auto)"));
   sub->add_option("--threads", o->threads, "LibTorch threads per run (default 1; results are identical at 1)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--force", o->force, "Retrain runs whose result files already exist");

@@ -1,0 +1,122 @@
+// recallbench merge: gathers the runs of one or more results stores (shards, Slurm array tasks, other
+// machines) into one store and writes its aggregate.
+//
+//   recallbench merge DIR...  [--out DIR] [--battery NAME|FILE]
+//
+// Every run file is validated (suite/store.h); invalid ones are reported and skipped. The same run found
+// in two stores must have identical metrics (store.h run_metrics), else the merge fails (exit 2). Runs
+// are copied into OUT/runs/ (OUT defaults to the first DIR) and OUT/aggregate.json is written; with a plan
+// (--battery, or the first DIR's plan.json) the runs missing from it are listed and the exit code is 2.
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "suite/battery.h"
+#include "suite/cli.h"
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+#include "suite/planner.h"
+#include "suite/runner.h"
+#include "suite/store.h"
+
+namespace rb {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MergeOptions {
+  std::vector<std::string> dirs;
+  std::string out, battery;
+};
+
+int run_merge(const MergeOptions& o) {
+  for (const auto& d : o.dirs)
+    if (!fs::is_directory(d)) throw UsageError("merge: '" + d + "' is not a directory", "give results directories");
+  const fs::path out = o.out.empty() ? fs::path(o.dirs.front()) : fs::path(o.out);
+
+  json plan = nullptr;
+  if (!o.battery.empty()) {
+    plan = make_plan(load_battery(o.battery)).to_json();
+  } else {
+    for (const auto& d : o.dirs)
+      if (fs::exists(fs::path(d) / "plan.json")) {
+        plan = read_json_file(fs::path(d) / "plan.json");
+        break;
+      }
+  }
+
+  std::map<std::string, json> merged;
+  std::map<std::string, std::string> source;
+  size_t invalid = 0;
+  for (const auto& d : o.dirs) {
+    for (auto& [key, doc] : read_store(d, &invalid)) {
+      auto it = merged.find(key);
+      if (it == merged.end()) {
+        merged.emplace(key, doc);
+        source[key] = d;
+      } else if (run_metrics(it->second) != run_metrics(doc)) {
+        throw UsageError("merge: run " + key + " has different metrics in " + source[key] + " and " + d,
+                         "the same run key must give the same numbers; were these built from different commits?");
+      }
+    }
+  }
+  if (plan.is_object()) {  // keep only the plan's runs
+    std::set<std::string> in_plan;
+    for (const auto& r : plan["runs"]) in_plan.insert(r["key"].get<std::string>());
+    size_t extra = 0;
+    for (auto it = merged.begin(); it != merged.end();) {
+      if (!in_plan.count(it->first)) {
+        ++extra;
+        it = merged.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (extra) fmt::print(stderr, "note: {} run(s) outside battery {} were left out of the aggregate\n", extra,
+                          plan["battery"]["name"].get<std::string>());
+  }
+
+  const Store store(out);
+  size_t copied = 0;
+  std::vector<json> docs;
+  for (auto& [key, doc] : merged) {
+    const RunSpec spec = RunSpec::from_json(doc["spec"]);
+    const auto c = store.check(spec);
+    if (c.state != ResultCheck::State::kValid) {
+      if (c.state == ResultCheck::State::kCorrupt) store.quarantine(spec);
+      store.write(spec, doc);
+      ++copied;
+    }
+    docs.push_back(doc);
+  }
+  if (plan.is_object()) write_json_atomic(out / "plan.json", plan);
+  const json agg = aggregate_runs(docs, plan);
+  write_json_atomic(out / "aggregate.json", agg);
+  print_aggregate_table(agg);
+  fmt::print("\nmerged {} runs from {} store(s) ({} copied, {} invalid file(s) skipped); aggregate: {}\n",
+             merged.size(), o.dirs.size(), copied, invalid, fs::absolute(out / "aggregate.json").string());
+  if (!agg["missing"].empty()) {
+    fmt::print(stderr, "incomplete: {} run(s) of battery {} are missing, e.g. {}\n", agg["missing"].size(),
+               agg["battery"].dump(), agg["missing"][0].get<std::string>());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandFn add_merge_command(CLI::App& sub) {
+  auto o = std::make_shared<MergeOptions>();
+  sub.add_option("dirs", o->dirs, "Results directories to merge")->required();
+  sub.add_option("--out", o->out, "Where the merged store goes (default: the first DIR)");
+  sub.add_option("--battery", o->battery, "Check completeness against this battery (default: DIR/plan.json)");
+  return [o]() { return run_merge(*o); };
+}
+
+RB_REGISTER(CommandRegistry, merge,
+            CommandEntry{"merge", "Merge results stores (shards, Slurm tasks) and write their aggregate",
+                         add_merge_command});
+
+}  // namespace rb

@@ -1,0 +1,243 @@
+// The planner: battery → resolved runs + contrasts; shards; cost estimate. See planner.h.
+#include "suite/planner.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cells/catalog.h"
+#include "suite/core/errors.h"
+#include "suite/train/train_api.h"
+
+namespace rb {
+
+using nlohmann::json;
+
+nlohmann::json Contrast::to_json() const { return {{"name", name}, {"knob", knob}, {"a", a}, {"b", b}}; }
+
+json Plan::to_json() const {
+  json runs_json = json::array();
+  double cost = 0;
+  for (const auto& r : runs) {
+    runs_json.push_back({{"key", r.key()}, {"file", r.file_name()}, {"spec", r.to_json()}});
+    cost += estimate_run_seconds(r);
+  }
+  json c = json::array();
+  for (const auto& x : contrasts) c.push_back(x.to_json());
+  return {{"schema_version", kPlanSchemaVersion},
+          {"kind", "recallbench.plan"},
+          {"battery", battery.to_json()},
+          {"runs", runs_json},
+          {"contrasts", c},
+          {"estimated_core_seconds", cost}};
+}
+
+std::vector<std::string> registered_cells() {
+  std::vector<std::string> names;
+  for (const auto& c : cell_catalog(64, 0, 64)) names.push_back(c.name);
+  return names;
+}
+
+namespace {
+
+std::set<std::string> knobs_of(const std::string& cell) {
+  std::set<std::string> out;
+  std::stringstream ss(cell);
+  std::string part;
+  while (std::getline(ss, part, '+')) out.insert(part);
+  return out;
+}
+
+// One point of a task's grid: the fixed options plus one value per grid key.
+struct TaskPoint {
+  size_t task_index;
+  json options;
+  std::string label;  // "mqar length:32 pairs:4"
+};
+
+std::vector<TaskPoint> expand_grid(const BatteryTask& t, size_t task_index) {
+  std::vector<json> points = {t.options};
+  for (const auto& [key, values] : t.grid) {
+    std::vector<json> next;
+    for (const auto& p : points)
+      for (const auto& v : values) {
+        json q = p;
+        q[key] = v;
+        next.push_back(q);
+      }
+    points = next;
+  }
+  std::vector<TaskPoint> out;
+  for (const auto& p : points) {
+    std::string label = t.name;
+    for (const auto& [k, v] : p.items()) label += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+    out.push_back({task_index, p, label});
+  }
+  return out;
+}
+
+// The recipe with the curriculum switched off, for matching the curriculum contrast's other arm.
+json without_curriculum(const TrainSpec& t) {
+  RunSpec s;
+  s.train = t;
+  s.train.curriculum = "none";
+  s.train.curriculum_options = json::object();
+  return s.to_json()["train"];
+}
+
+}  // namespace
+
+Plan make_plan(const Battery& battery) {
+  const std::string where = "battery " + battery.name;
+  Plan plan;
+  plan.battery = battery;
+
+  const std::vector<std::string> registered = registered_cells();
+  std::string registered_list;
+  for (const auto& n : registered) registered_list += (registered_list.empty() ? "" : ", ") + n;
+  std::vector<std::string> cells = battery.all_cells ? registered : battery.cells;
+  for (size_t i = 0; i < cells.size() && !battery.all_cells; ++i)
+    if (std::find(registered.begin(), registered.end(), cells[i]) == registered.end())
+      throw UsageError(where + ": field 'cells[" + std::to_string(i) + "]': cell '" + cells[i] +
+                           "' is not registered in this build",
+                       "registered cells: " + registered_list);
+  if (!battery.reference.empty() &&
+      std::find(registered.begin(), registered.end(), battery.reference) == registered.end())
+    throw UsageError(where + ": field 'reference': cell '" + battery.reference + "' is not registered in this build",
+                     "registered cells: " + registered_list);
+
+  std::map<std::string, std::string> seen;  // run key → where it came from
+  for (size_t ti = 0; ti < battery.tasks.size(); ++ti) {
+    const auto& task = battery.tasks[ti];
+    const std::string tf = "tasks[" + std::to_string(ti) + "]";
+    for (const auto& point : expand_grid(task, ti)) {
+      for (const auto& recipe : battery.recipes) {
+        std::map<std::string, std::string> config_of;  // cell → config key at this point and recipe
+        for (const auto& cell : cells) {
+          RunSpec base;
+          base.cell.name = cell;
+          base.task.name = task.name;
+          base.task.options = point.options;
+          base.model = battery.model;
+          base.train = recipe.train;
+          RunSpec resolved;
+          try {
+            resolved = resolve_spec(base);
+          } catch (const UsageError& e) {
+            throw UsageError(where + ": " + tf + " (" + point.label + "), cell " + cell + ", recipe " + recipe.name +
+                                 ": " + e.what(),
+                             e.hint());
+          }
+          config_of[cell] = resolved.config_key();
+          for (int64_t seed : battery.seeds) {
+            RunSpec run = resolved;
+            run.seed = seed;
+            const std::string origin = tf + " (" + point.label + "), recipe " + recipe.name + ", cell " + cell;
+            auto [it, fresh] = seen.emplace(run.key(), origin);
+            if (!fresh)
+              throw UsageError(where + ": run " + run.key() + " appears twice: from " + it->second + " and from " +
+                               origin, "make the task grids or recipes disjoint");
+            plan.runs.push_back(run);
+          }
+        }
+        // Knob contrasts at this point and recipe.
+        const std::string on = " on " + point.label + (battery.recipes.size() > 1 ? ", recipe " + recipe.name : "");
+        auto want = [&](const char* kind) {
+          return std::find(battery.contrasts.begin(), battery.contrasts.end(), kind) != battery.contrasts.end();
+        };
+        for (const auto& a : cells) {
+          const auto ka = knobs_of(a);
+          for (const auto& b : cells) {
+            if (a == b) continue;
+            const auto kb = knobs_of(b);
+            for (const char* knob : {"conv", "decay"}) {
+              if (!want(knob) || !ka.count(knob) || kb.count(knob)) continue;
+              auto ka_minus = ka;
+              ka_minus.erase(knob);
+              if (ka_minus == kb)
+                plan.contrasts.push_back({std::string(knob) + ": " + a + " vs " + b + on, knob, config_of[a], config_of[b]});
+            }
+            if (want("transition") && ka.count("rank1") && kb.count("diag")) {
+              auto ra = ka, rb = kb;
+              ra.erase("rank1");
+              rb.erase("diag");
+              if (ra == rb)
+                plan.contrasts.push_back({"transition: " + a + " vs " + b + on, "transition", config_of[a], config_of[b]});
+            }
+          }
+          if (want("reference") && a != battery.reference && config_of.count(battery.reference))
+            plan.contrasts.push_back(
+                {"reference: " + a + " vs " + battery.reference + on, "reference", config_of[a], config_of[battery.reference]});
+        }
+      }
+    }
+  }
+
+  // Curriculum contrasts: a recipe with a curriculum against the same recipe without one.
+  if (std::find(battery.contrasts.begin(), battery.contrasts.end(), "curriculum") != battery.contrasts.end()) {
+    std::map<std::string, std::string> config_by;  // cell|task point|recipe json → config key
+    for (const auto& r : plan.runs) {
+      json t = r.to_json()["train"];
+      config_by[r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + t.dump()] = r.config_key();
+    }
+    std::set<std::pair<std::string, std::string>> made;
+    for (const auto& r : plan.runs) {
+      if (r.train.curriculum == "none") continue;
+      const std::string other =
+          r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + without_curriculum(r.train).dump();
+      auto it = config_by.find(other);
+      if (it == config_by.end() || !made.insert({r.config_key(), it->second}).second) continue;
+      std::string label = r.task.name;
+      for (const auto& [k, v] : r.task.options.items())
+        if (v.is_number_integer()) label += " " + k + ":" + v.dump();
+      plan.contrasts.push_back({"curriculum: " + r.train.curriculum + " vs none, " + r.cell.name + " on " + label,
+                                "curriculum", r.config_key(), it->second});
+    }
+  }
+  return plan;
+}
+
+Shard Shard::parse(const std::string& text) {
+  const auto bad = [&]() {
+    return UsageError("bad shard '" + text + "'", "expected I/N with 0 ≤ I < N, e.g. 0/4 (shards count from 0)");
+  };
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw bad();
+  Shard s;
+  try {
+    size_t pa = 0, pb = 0;
+    const std::string a = text.substr(0, slash), b = text.substr(slash + 1);
+    s.index = std::stoi(a, &pa);
+    s.count = std::stoi(b, &pb);
+    if (pa != a.size() || pb != b.size()) throw bad();
+  } catch (const std::logic_error&) {
+    throw bad();
+  }
+  if (s.count < 1 || s.index < 0 || s.index >= s.count) throw bad();
+  return s;
+}
+
+std::vector<size_t> shard_indices(size_t runs, const Shard& shard) {
+  std::vector<size_t> out;
+  for (size_t i = static_cast<size_t>(shard.index); i < runs; i += static_cast<size_t>(shard.count)) out.push_back(i);
+  return out;
+}
+
+double estimate_run_seconds(const RunSpec& spec) {
+  // Per training step: a fixed overhead plus a term in tokens × layers × width². Calibrated on this VM
+  // (one thread): d_model 32, batch 32, length 32 → ~0.022 s/step; d_model 64, batch 64, length 64 →
+  // ~0.2 s/step. Evaluation is forward-only (~1/3 of a step per batch of examples).
+  int64_t length = 64;
+  if (spec.task.options.contains("length") && spec.task.options["length"].is_number_integer())
+    length = spec.task.options["length"].get<int64_t>();
+  const double d = static_cast<double>(spec.model.d_model);
+  const double per_step =
+      2e-3 + 9e-9 * static_cast<double>(spec.train.batch * length * spec.model.layers) * std::max(d * d, 1024.0);
+  const double evals = static_cast<double>(spec.train.steps) / static_cast<double>(spec.train.eval_every);
+  const double per_eval = per_step / 3.0 * static_cast<double>(spec.train.eval_examples) /
+                          static_cast<double>(spec.train.batch);
+  return static_cast<double>(spec.train.steps) * per_step + evals * per_eval;
+}
+
+}  // namespace rb

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# End to end on a tiny battery (12 runs of a few seconds): the aggregate's metrics are identical byte for
+# byte across --jobs 1, --jobs 2 and 3 shards sharing one store + merge; a rerun trains nothing; a corrupt
+# or truncated result file is reported, moved aside and rerun; bad battery files exit 2 naming the field
+# and write nothing.
+set -u
+rb="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+battery="$here/tiny_battery.json"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 1 >"$tmp/j1.out" 2>"$tmp/j1.err" || { cat "$tmp/j1.err"; exit 1; }
+"$rb" run --battery "$battery" --out "$tmp/j2" --jobs 2 >"$tmp/j2.out" 2>"$tmp/j2.err" || { cat "$tmp/j2.err"; exit 1; }
+# Three shards at once into one store, then merge.
+pids=()
+for i in 0 1 2; do
+  "$rb" run --battery "$battery" --out "$tmp/sh" --jobs 1 --shard "$i/3" >"$tmp/sh$i.out" 2>"$tmp/sh$i.err" & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || { echo "FAIL: a shard exited non-zero"; cat "$tmp"/sh*.err; fail=1; }; done
+"$rb" merge "$tmp/sh" >"$tmp/merge.out" 2>&1 || { echo "FAIL: merge"; cat "$tmp/merge.out"; fail=1; }
+# Three shards into three stores, merged into a fourth.
+for i in 0 1 2; do
+  "$rb" run --battery "$battery" --out "$tmp/s$i" --jobs 2 --shard "$i/3" >/dev/null 2>&1 || fail=1
+done
+"$rb" merge "$tmp/s0" "$tmp/s1" "$tmp/s2" --out "$tmp/m" >"$tmp/merge2.out" 2>&1 || { echo "FAIL: merge of 3 stores"; cat "$tmp/merge2.out"; fail=1; }
+
+check "12 run files" test "$(ls "$tmp/j1/runs" | wc -l)" = 12
+check "aggregate has 12 runs" grep -q '"runs": 12' "$tmp/j1/aggregate.json"
+check "jobs 1 = jobs 2 (aggregate bytes)" cmp -s "$tmp/j1/aggregate.json" "$tmp/j2/aggregate.json"
+check "jobs 1 = 3 shards, one store, merge" cmp -s "$tmp/j1/aggregate.json" "$tmp/sh/aggregate.json"
+check "jobs 1 = 3 stores merged" cmp -s "$tmp/j1/aggregate.json" "$tmp/m/aggregate.json"
+check "shards trained each run once" test "$(cat "$tmp"/sh?.out | grep -o '[0-9]* trained' | awk '{s+=$1} END {print s}')" = 12
+check "contrasts in the plan" grep -q '"knob": "conv"' "$tmp/j1/plan.json"
+
+# A rerun trains nothing.
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/re.out" 2>"$tmp/re.err"
+check "rerun exits 0" test $? = 0
+check "rerun trains nothing" grep -q " 0 trained, 12 already done" "$tmp/re.out"
+
+# Corrupt files: truncated, garbage, wrong key. Each is moved aside and rerun; the aggregate is unchanged.
+cp "$tmp/j1/aggregate.json" "$tmp/agg.ref"
+files=("$tmp"/j1/runs/*.json)
+head -c 200 "${files[0]}" >"$tmp/t" && mv "$tmp/t" "${files[0]}"
+echo 'not json' >"${files[1]}"
+sed 's/"key": "mqar/"key": "other/' "${files[2]}" >"$tmp/t" && mv "$tmp/t" "${files[2]}"
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/co.out" 2>"$tmp/co.err"
+check "corrupt rerun exits 0" test $? = 0
+check "3 corrupt files reported" test "$(grep -c 'warning: corrupt result' "$tmp/co.err")" = 3
+check "3 runs retrained" grep -q " 3 trained, 9 already done" "$tmp/co.out"
+check "corrupt files kept aside" test "$(ls "$tmp/j1/corrupt" | wc -l)" = 3
+check "aggregate unchanged after corrupt rerun" cmp -s "$tmp/agg.ref" "$tmp/j1/aggregate.json"
+
+# Bad battery files: exit 2, the field named, nothing written.
+# Each bad file is the tiny battery with one thing wrong (sed on its text: no python needed).
+bad() {  # bad NAME PATTERN SED-EXPRESSION
+  local name=$1 pattern=$2 edit=$3
+  sed -e "$edit" "$battery" >"$tmp/$name.json"
+  cmp -s "$battery" "$tmp/$name.json" && { echo "FAIL: bad battery $name: the edit changed nothing"; fail=1; return; }
+  local out rc
+  out=$("$rb" run --battery "$tmp/$name.json" --out "$tmp/bad_$name" 2>&1); rc=$?
+  if [ $rc != 2 ]; then echo "FAIL: bad battery $name exited $rc, expected 2"; echo "$out"; fail=1
+  elif ! grep -q -- "$pattern" <<<"$out"; then echo "FAIL: bad battery $name: message lacks '$pattern'"; echo "$out"; fail=1
+  elif [ -e "$tmp/bad_$name" ]; then echo "FAIL: bad battery $name wrote $tmp/bad_$name"; fail=1
+  else echo "ok: bad battery $name -> 2: $(head -1 <<<"$out")"; fi
+}
+bad unknown_cell "cells\[1\]': cell 'nocell' is not registered" 's/"cells": \["diag", "diag+conv"\]/"cells": ["diag", "nocell"]/'
+bad bad_grid "tasks\[0\].grid.pairs': expected a non-empty list" 's/"pairs": \[2\]/"pairs": 2/'
+bad empty_grid "tasks\[0\].grid.length': expected a non-empty list" 's/"length": \[16, 24\]/"length": []/'
+bad missing "missing field 'seeds'" '/"seeds"/d'
+bad version "field 'schema_version': expected 1, got integer 2" 's/"schema_version": 1/"schema_version": 2/'
+bad typo "unknown field 'recipes\[0\].stepz'" 's/"steps": 30/"stepz": 30/'
+bad bad_point "need 4·pairs ≤ length" 's/"pairs": \[2\]/"pairs": [2, 9]/'
+bad unknown_task "valid task names" 's/"name": "mqar"/"name": "nope"/'
+bad bad_contrast "contrasts\[0\]': expected one of" 's/"contrasts": \["conv"/"contrasts": ["colour"/'
+bad bad_json "malformed JSON" 's/"tiny",/"tiny"/'
+out=$("$rb" run --battery "$tmp/missing_file.json" --out "$tmp/bad_x" 2>&1); rc=$?
+check "missing battery file exits 2" test $rc = 2
+exit $fail
