@@ -1,6 +1,8 @@
 #include "cells/cell.h"
 
 #include "cells/catalog.h"
+#include "kernels/short_conv/short_conv.h"
+#include "suite/core/errors.h"
 
 namespace rb {
 
@@ -8,15 +10,37 @@ std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& confi
   return CellRegistry::instance().get(name, "cell").make(config);
 }
 
-ShortConvImpl::ShortConvImpl(int64_t channels, int64_t width) : channels_(channels), width_(width) {
+int64_t CellState::numbers_per_sequence() const {
+  int64_t n = 0, batch = 0;
+  for (const auto& t : tensors) {
+    RB_ASSERT(t.dim() >= 1, "a carried state tensor has no batch dimension");
+    RB_ASSERT(batch == 0 || t.size(0) == batch, "carried state tensors disagree on the batch size");
+    batch = t.size(0);
+    n += t.numel();
+  }
+  return batch == 0 ? 0 : n / batch;
+}
+
+ShortConvImpl::ShortConvImpl(int64_t channels, int64_t width, bool silu, std::string impl)
+    : channels_(channels), width_(width), silu_(silu), impl_(std::move(impl)) {
   conv_ = register_module(
       "conv", torch::nn::Conv1d(torch::nn::Conv1dOptions(channels, channels, width).groups(channels).padding(width - 1)));
 }
 
 torch::Tensor ShortConvImpl::forward(const torch::Tensor& x) {
-  const int64_t T = x.size(1);
-  auto y = conv_->forward(x.transpose(1, 2)).narrow(2, 0, T);  // {B, C, T}: causal (left padding only)
-  return torch::silu(y).transpose(1, 2);
+  // The Conv1d module only holds the parameters (weight {C, 1, W}, bias {C}); the kernel computes.
+  return short_conv(x.contiguous(), conv_->weight.squeeze(1), conv_->bias, silu_, impl_);
+}
+
+torch::Tensor ShortConvImpl::initial_state(int64_t batch) const {
+  return torch::zeros({batch, channels_, width_ - 1}, conv_->weight.options());
+}
+
+torch::Tensor ShortConvImpl::step(const torch::Tensor& x_t, torch::Tensor& buffer) {
+  auto window = torch::cat({buffer, x_t.unsqueeze(-1)}, -1);                     // {B, C, W}, oldest first
+  auto y = (window * conv_->weight.squeeze(1)).sum(-1) + conv_->bias;            // weight {C, 1, W}
+  buffer = window.narrow(-1, 1, width_ - 1);
+  return silu_ ? torch::silu(y) : y;
 }
 
 std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length) {

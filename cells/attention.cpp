@@ -1,0 +1,138 @@
+// Softmax attention cells: `attention` (causal, unbounded: the upper anchor) and `swa` (sliding-window
+// attention with a fixed window). Both have no sense of order by themselves, so they ask the model for
+// learned absolute positions (needs_positions), as Zoology does for its attention baselines.
+//
+//   qkv = Linear(D, 3·H·Dh)(x) → q, k, v {B, H, T, Dh};  s = q kᵀ / √Dh  {B, H, T, T}
+//   attention: query i sees keys j ≤ i;  swa: keys i − window ≤ j ≤ i (window past tokens plus itself)
+//   o = softmax(s) v → {B, T, H·Dh} → out_proj → {B, T, D}
+//
+// State per layer per sequence (the KV cache a token-by-token decoder carries):
+//   attention  2·H·Dh·max_length  — it grows with the sequence length; reported at CellConfig::max_length
+//   swa        2·H·Dh·window      — fixed; with a state budget the window is sized to match it
+#include <cmath>
+#include <limits>
+
+#include "cells/cell.h"
+#include "kernels/impl.h"
+#include "suite/core/errors.h"
+#include "suite/core/options.h"
+
+namespace rb {
+namespace {
+
+nlohmann::json attention_defaults() { return {{"heads", 1}, {"head_dim", 0}}; }
+nlohmann::json swa_defaults() { return {{"heads", 1}, {"head_dim", 0}, {"window", 0}}; }
+
+constexpr int64_t kDefaultWindow = 32;
+
+class AttentionCell final : public Cell {
+ public:
+  // sliding false: full causal attention; true: sliding window (option "window", 0 = sized).
+  AttentionCell(const CellConfig& cfg, bool sliding) : sliding_(sliding) {
+    const std::string name = sliding ? "swa" : "attention";
+    const std::string where = "cell " + name;
+    OptionReader r(where, cfg.options, sliding ? swa_defaults() : attention_defaults());
+    H_ = r.integer("heads");
+    RB_CHECK_INPUT(H_ >= 1, where + ": heads must be ≥ 1, got " + std::to_string(H_));
+    Dh_ = r.integer("head_dim");
+    RB_CHECK_INPUT(Dh_ >= 0, where + ": head_dim must be ≥ 0 (0 = d_model / heads), got " + std::to_string(Dh_));
+    if (Dh_ == 0) Dh_ = std::max<int64_t>(1, cfg.d_model / H_);
+    if (sliding) {
+      window_ = r.integer("window");
+      RB_CHECK_INPUT(window_ >= 0, where + ": window must be ≥ 0 (0 = sized to the budget), got " +
+                                       std::to_string(window_));
+      if (window_ == 0)
+        window_ = cfg.state_budget > 0
+                      ? std::max<int64_t>(1, std::llround(static_cast<double>(cfg.state_budget) / (2.0 * H_ * Dh_)))
+                      : kDefaultWindow;
+    } else {
+      max_length_ = cfg.max_length;
+      RB_CHECK_INPUT(max_length_ >= 1, where + ": needs the maximum sequence length (its KV cache grows with it), got " +
+                                           std::to_string(max_length_));
+    }
+    parse_kernel_impl(cfg.impl);  // no kernel family of its own, but the same option is checked everywhere
+    const int64_t D = cfg.d_model;
+    qkv_proj_ = register_module("qkv_proj", torch::nn::Linear(D, 3 * H_ * Dh_));
+    o_proj_ = register_module("o_proj", torch::nn::Linear(H_ * Dh_, D));
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) override {
+    const int64_t B = x.size(0), T = x.size(1);
+    auto qkv = qkv_proj_->forward(x).view({B, T, 3, H_, Dh_}).permute({2, 0, 3, 1, 4});  // {3, B, H, T, Dh}
+    auto q = qkv[0], k = qkv[1], v = qkv[2];
+    auto s = torch::matmul(q, k.transpose(-1, -2)) * (1.0 / std::sqrt(static_cast<double>(Dh_)));  // {B, H, T, T}
+    auto i = torch::arange(T, torch::kLong).unsqueeze(1), j = torch::arange(T, torch::kLong).unsqueeze(0);
+    auto hidden = j > i;  // the future
+    if (sliding_) hidden = hidden.logical_or(j < i - window_);
+    s = s.masked_fill(hidden, -std::numeric_limits<float>::infinity());
+    auto o = torch::matmul(torch::softmax(s, -1), v);  // {B, H, T, Dh}
+    return o_proj_->forward(o.transpose(1, 2).reshape({B, T, H_ * Dh_}));
+  }
+
+  int64_t state_size() const override { return 2 * H_ * Dh_ * slots(); }
+
+  nlohmann::json resolved_options() const override {
+    nlohmann::json j = {{"heads", H_}, {"head_dim", Dh_}};
+    if (sliding_) j["window"] = window_;
+    return j;
+  }
+
+  bool needs_positions() const override { return true; }
+
+  // The KV cache: keys and values {B, H, slots, Dh}. attention: one slot per position up to max_length;
+  // swa: a ring of `window` slots holding the most recent past tokens.
+  CellState initial_state(int64_t batch) const override {
+    CellState s;
+    s.tensors.push_back(torch::zeros({batch, H_, slots(), Dh_}));
+    s.tensors.push_back(torch::zeros({batch, H_, slots(), Dh_}));
+    return s;
+  }
+
+  torch::Tensor step(const torch::Tensor& x_t, CellState& state) override {
+    const int64_t B = x_t.size(0), t = state.position;
+    RB_CHECK_INPUT(sliding_ || t < max_length_, "cell attention: the sequence is longer than max_length " +
+                                                    std::to_string(max_length_) + " its KV cache was sized for");
+    auto qkv = qkv_proj_->forward(x_t).view({B, 3, H_, Dh_});
+    auto q = qkv.select(1, 0), k = qkv.select(1, 1), v = qkv.select(1, 2);  // {B, H, Dh}
+    auto& k_cache = state.tensors[0];
+    auto& v_cache = state.tensors[1];
+    const int64_t past = sliding_ ? std::min(t, window_) : t;  // filled slots other than this token
+    // Keys this token sees: the filled slots (order is irrelevant to softmax) and itself.
+    torch::Tensor keys = k.unsqueeze(2), values = v.unsqueeze(2);
+    if (past > 0) {
+      keys = torch::cat({k_cache.narrow(2, 0, past), keys}, 2);
+      values = torch::cat({v_cache.narrow(2, 0, past), values}, 2);
+    }
+    auto s = (keys * q.unsqueeze(2)).sum(-1) * (1.0 / std::sqrt(static_cast<double>(Dh_)));  // {B, H, past+1}
+    auto o = (torch::softmax(s, -1).unsqueeze(-1) * values).sum(2);                          // {B, H, Dh}
+    const int64_t slot = sliding_ ? t % window_ : t;
+    k_cache = k_cache.index_copy(2, torch::tensor({slot}), k.unsqueeze(2));
+    v_cache = v_cache.index_copy(2, torch::tensor({slot}), v.unsqueeze(2));
+    ++state.position;
+    return o_proj_->forward(o.reshape({B, H_ * Dh_}));
+  }
+
+ private:
+  int64_t slots() const { return sliding_ ? window_ : max_length_; }
+
+  bool sliding_;
+  int64_t H_ = 1, Dh_ = 0, window_ = 0, max_length_ = 0;
+  torch::nn::Linear qkv_proj_{nullptr}, o_proj_{nullptr};
+};
+
+}  // namespace
+
+RB_REGISTER(CellRegistry, attention,
+            (CellEntry{"attention",
+                       "causal softmax attention, learned positions; unbounded reference: its KV-cache state "
+                       "2·H·Dh·L grows with length (reported at max_length)",
+                       {{"transition", "softmax"}, {"decay", false}, {"conv", false}}, attention_defaults(),
+                       [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, false); }}));
+RB_REGISTER(CellRegistry, swa,
+            (CellEntry{"swa",
+                       "sliding-window softmax attention, learned positions; fixed state 2·H·Dh·window, "
+                       "window sized to the budget",
+                       {{"transition", "softmax"}, {"decay", false}, {"conv", false}}, swa_defaults(),
+                       [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, true); }}));
+
+}  // namespace rb
