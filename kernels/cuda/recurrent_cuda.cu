@@ -1,7 +1,7 @@
 // Fused recurrent forward kernels on CUDA: gated linear attention (diag + per-key decay) and the (gated)
 // delta rule (rank-1 + scalar decay). See recurrent_cuda.h for the math and the launch contract.
 //
-// Dimension letters: B, H, T, K, V as in recurrent_cuda.h; KP = K rounded up to a multiple of 32 (the
+// Dimension letters: B, H, T, K, V as in recurrent_cuda.h; KP = K rounded up to 32, 64, 128 or 256 (the
 // register tile, KPL = KP/32 entries per lane); COLS = value columns (warps) per block; TT = tokens per
 // shared-memory tile.
 //
@@ -24,15 +24,15 @@ using cuda_detail::warp_sum3;
 
 constexpr int kCols = 4;  // warps (value columns) per block: 128 threads, enough blocks at small B·H·V
 
-// Tokens per tile: keeps the q/k/decay tiles at 2048·3 floats (24 KiB) whatever the key dim.
+// Tokens per tile: 2048 floats per staged tensor (8 KiB; GLA stages three, the delta rule two) whatever K.
 __host__ __device__ constexpr int tile_tokens(int kp) { return 2048 / kp; }
 
 // Loads one tile {n, K} of a {T, K} row-major slab, starting at token t0, into shared {n, KP} with zero
-// padding; `exp_of` stores exp(x) instead of x (GLA's decays, evaluated once per block, not per column).
+// padding; kExp stores exp(x) instead of x (GLA's decays, evaluated once per block, not per column).
 template <int KP, bool kExp>
 __device__ __forceinline__ void load_tile(float* dst, const float* __restrict__ src, int t0, int n, int K) {
   for (int i = threadIdx.x; i < n * KP; i += blockDim.x) {
-    const int tt = i / KP, kk = i % KP;  // KP is a power of two times 32: shifts and masks
+    const int tt = i / KP, kk = i % KP;  // KP is 32, 64, 128 or 256: shifts and masks
     float x = 0.f;
     if (kk < K) {
       x = src[int64_t(t0 + tt) * K + kk];

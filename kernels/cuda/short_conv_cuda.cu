@@ -18,11 +18,11 @@ constexpr int kSteps = 64;  // TT: time steps per thread
 __device__ __forceinline__ float silu(float a) { return a / (1.f + expf(-a)); }
 
 // x, y {B, T, C}; weight {C, W}; bias {C} or null.
+// (No __launch_bounds__: with it, ptxas capped W = 3, 4 at 32 registers and spilled the window.)
 template <int W>
-__global__ void __launch_bounds__(kThreads)
-    short_conv_fwd_kernel(const float* __restrict__ x, const float* __restrict__ weight,
-                          const float* __restrict__ bias, float* __restrict__ y, int T, int C, int tblocks,
-                          int cblocks, bool apply_silu) {
+__global__ void short_conv_fwd_kernel(const float* __restrict__ x, const float* __restrict__ weight,
+                                      const float* __restrict__ bias, float* __restrict__ y, int T, int C,
+                                      int tblocks, int cblocks, bool apply_silu) {
   const int cb = blockIdx.x % cblocks;
   const int tb = (blockIdx.x / cblocks) % tblocks;
   const int64_t b = blockIdx.x / (int64_t(cblocks) * tblocks);
