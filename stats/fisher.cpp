@@ -157,9 +157,9 @@ void for_each_table(int64_t n1, int64_t n2, Alternative alt, F f) {
 void validate(const Table2x2& t) {
   if (t.a < 0 || t.b < 0 || t.c < 0 || t.d < 0)
     throw UsageError(fmt::format("2x2 table: got counts [{}, {}; {}, {}], expected counts >= 0", t.a, t.b, t.c, t.d));
-  constexpr int64_t kMax = int64_t{1} << 40;
-  if (t.a + t.b > kMax || t.c + t.d > kMax)
-    throw UsageError(fmt::format("2x2 table: got row totals {} and {}, expected at most 2^40", t.a + t.b, t.c + t.d));
+  if (t.a + t.b > kMaxFisherRowTotal || t.c + t.d > kMaxFisherRowTotal)
+    throw UsageError(fmt::format("2x2 table: got row totals {} and {}, expected at most {} each", t.a + t.b,
+                                 t.c + t.d, kMaxFisherRowTotal));
 }
 
 double log_choose(int64_t n, int64_t k) {
@@ -230,8 +230,9 @@ double fisher_power(double p1, double p2, int64_t n1, int64_t n2, double alpha, 
   check_probability(p1, "power: p1");
   check_probability(p2, "power: p2");
   check_alpha(alpha, "power: alpha");
-  if (n1 < 1 || n2 < 1)
-    throw UsageError(fmt::format("power: got n1 = {}, n2 = {}, expected at least 1 seed per row", n1, n2));
+  if (n1 < 1 || n2 < 1 || n1 > kMaxEnumeratedRow || n2 > kMaxEnumeratedRow)
+    throw UsageError(fmt::format("power: got n1 = {}, n2 = {}, expected 1 to {} seeds per row", n1, n2,
+                                 kMaxEnumeratedRow));
   const std::vector<double> b1 = binomial_pmf(n1, p1), b2 = binomial_pmf(n2, p2);
   double power = 0.0;
   for_each_table(n1, n2, alt, [&](int64_t x1, int64_t x2, double p) {
@@ -246,7 +247,8 @@ SeedPlan seeds_for_power(double p1, double p2, double target_power, double alpha
   check_alpha(alpha, "seeds: alpha");
   if (!(target_power > 0.0 && target_power < 1.0))
     throw UsageError(fmt::format("seeds: target power got {}, expected a number in (0, 1)", target_power));
-  if (max_n < 1) throw UsageError(fmt::format("seeds: max n got {}, expected at least 1", max_n));
+  if (max_n < 1 || max_n > kMaxEnumeratedRow)
+    throw UsageError(fmt::format("seeds: max n got {}, expected 1 to {}", max_n, kMaxEnumeratedRow));
   SeedPlan plan;
   for (int64_t n = 1; n <= max_n; ++n) {
     plan.power = fisher_power(p1, p2, n, n, alpha, alt);
@@ -260,8 +262,9 @@ SeedPlan seeds_for_power(double p1, double p2, double target_power, double alpha
 }
 
 double min_attainable_p(int64_t n1, int64_t n2, Alternative alt) {
-  if (n1 < 0 || n2 < 0)
-    throw UsageError(fmt::format("min attainable p: got n1 = {}, n2 = {}, expected counts >= 0", n1, n2));
+  if (n1 < 0 || n2 < 0 || n1 > kMaxEnumeratedRow || n2 > kMaxEnumeratedRow)
+    throw UsageError(fmt::format("min attainable p: got n1 = {}, n2 = {}, expected 0 to {} seeds per row", n1, n2,
+                                 kMaxEnumeratedRow));
   double best = 1.0;
   for_each_table(n1, n2, alt, [&](int64_t, int64_t, double p) { best = std::min(best, p); });
   return best;

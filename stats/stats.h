@@ -38,7 +38,13 @@ struct Table2x2 {
   int64_t d = 0;  // row 2 failures
 };
 
-// Throws UsageError when any count is negative.
+// Largest row total fisher_exact / fisher_p_value accept (memory grows with the support, 8 bytes a point).
+inline constexpr int64_t kMaxFisherRowTotal = 10'000'000;
+// Largest seeds per row for the enumerating functions (fisher_power, seeds_for_power's max_n,
+// min_attainable_p): their work grows as n1 * n2.
+inline constexpr int64_t kMaxEnumeratedRow = 5000;
+
+// Throws UsageError when any count is negative or a row total exceeds kMaxFisherRowTotal.
 void validate(const Table2x2& t);
 
 // ---------------------------------------------------------------------------------------------------

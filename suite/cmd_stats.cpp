@@ -287,7 +287,6 @@ int run_seeds(const PowerArgs& a, const Common& c) {
   const double alpha = parse_open_unit(a.alpha, "--alpha");
   const double target = parse_open_unit(a.power, "--power");
   const int64_t max_n = parse_count(a.max_n, "--max-n", 1);
-  if (max_n > 5000) throw UsageError(fmt::format("--max-n: got {}, expected at most 5000", max_n));
   const st::Alternative alt = st::parse_alternative(c.alternative);
   const st::SeedPlan plan = st::seeds_for_power(p1, p2, target, alpha, alt, max_n);
   if (c.json) {
