@@ -71,24 +71,46 @@ void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s
   if (e.bytes) state.counters["bytes/s"] = Counter(factor * e.bytes(s), Counter::kIsIterationInvariantRate);
 }
 
-void register_all() {
-  for (const auto& e : KernelRegistry::instance().entries())
+// Registers every benchmark whose name matches `filter` (regex search, as Google Benchmark does) plus the
+// `_ref` benchmark of the same recurrence, mode and shape, so that every speedup is measured in one run.
+// Returns the number registered.
+int register_matching(const std::regex& filter, bool multithreaded) {
+  std::vector<std::pair<std::string, bool>> selected;  // name, is the entry's own match
+  std::map<std::string, bool> wanted;
+  const auto& reg = KernelRegistry::instance();
+  for (const auto& e : reg.entries())
+    for (const auto& s : bench_grid())
+      for (const char* mode : {"/fwd/", "/fwdbwd/"}) {
+        const auto name = e.name + mode + shape_name(s);
+        if (!std::regex_search(name, filter)) continue;
+        wanted[name] = true;
+        wanted[e.recurrence + "_ref" + mode + shape_name(s)] = true;
+      }
+  int count = 0;
+  for (const auto& e : reg.entries())
     for (const auto& s : bench_grid())
       for (bool backward : {false, true}) {
         const auto name = e.name + (backward ? "/fwdbwd/" : "/fwd/") + shape_name(s);
+        if (!wanted.count(name)) continue;
         const KernelEntry* entry = &e;
-        benchmark::RegisterBenchmark(name.c_str(), [entry, s, backward](benchmark::State& st) {
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [entry, s, backward](benchmark::State& st) {
           run_one(st, *entry, s, backward);
-        })->Unit(benchmark::kMillisecond)->UseRealTime();
+        });
+        // CPU time of the whole process (all threads), so that a loaded machine's waiting is not counted;
+        // wall-clock time decides only when several threads run.
+        b->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+        if (multithreaded) b->UseRealTime();
+        ++count;
       }
+  return count;
 }
 
 std::string context_string(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 // Speedup of every non-reference implementation over its recurrence's `_ref` at the same mode and shape,
 // from the medians when repetitions give aggregates, else from the single runs.
-nlohmann::json speedups(const nlohmann::json& doc) {
-  std::map<std::string, double> ms;  // benchmark name → real time in ms
+nlohmann::json speedups(const nlohmann::json& doc, const std::string& time_key) {
+  std::map<std::string, double> ms;  // benchmark name → time in ms
   bool have_median = false;
   for (const auto& b : doc.value("benchmarks", nlohmann::json::array()))
     if (b.value("aggregate_name", "") == "median") have_median = true;
@@ -96,7 +118,7 @@ nlohmann::json speedups(const nlohmann::json& doc) {
     const bool median = b.value("aggregate_name", "") == "median";
     if (have_median ? !median : b.value("run_type", "iteration") != "iteration") continue;
     const auto name = b.value("run_name", b.value("name", ""));
-    if (!ms.count(name)) ms[name] = b.value("real_time", 0.0);  // unit is ms (set at registration)
+    if (!ms.count(name)) ms[name] = b.value(time_key, 0.0);  // unit is ms (set at registration)
   }
   nlohmann::json out = nlohmann::json::array();
   const auto& reg = KernelRegistry::instance();
@@ -107,7 +129,11 @@ nlohmann::json speedups(const nlohmann::json& doc) {
     const auto ref_name = e->recurrence + "_ref" + name.substr(slash);
     auto it = ms.find(ref_name);
     if (it == ms.end() || t <= 0) continue;
-    const auto rest = name.substr(slash + 1);
+    auto rest = name.substr(slash + 1);
+    for (const char* suffix : {"/real_time", "/process_time"}) {
+      const auto at = rest.rfind(suffix);
+      if (at != std::string::npos) rest.erase(at);
+    }
     out.push_back({{"kernel", e->name}, {"ref", e->recurrence + "_ref"}, {"mode", rest.substr(0, rest.find('/'))},
                    {"shape", rest.substr(rest.find('/') + 1)}, {"ref_ms", it->second}, {"ms", t},
                    {"speedup", it->second / t}});
@@ -121,13 +147,15 @@ int run_kernel_bench(const KernelBenchOptions& o) {
   RB_CHECK_INPUT(o.repetitions >= 1, "bench: --repetitions: got " + std::to_string(o.repetitions) + ", expected ≥ 1");
   RB_CHECK_INPUT(o.min_time >= 0, "bench: --min-time: got " + std::to_string(o.min_time) + ", expected ≥ 0 seconds");
   if (!o.list_only && o.out.empty()) throw UsageError("bench: got no --out FILE, expected one", "e.g. --out bench.json");
+  std::regex filter;
   try {
-    std::regex check(o.filter.empty() ? "." : o.filter);
+    filter = std::regex(o.filter.empty() ? "." : o.filter);
   } catch (const std::regex_error& err) {
     throw UsageError("bench: --filter: got '" + o.filter + "', expected a regular expression (" + err.what() + ")");
   }
+  const bool multithreaded = o.threads > 1;
   const std::string raw = o.out.empty() ? std::string() : o.out + ".gbench.tmp";
-  std::vector<std::string> args{"recallbench-bench", "--benchmark_filter=" + (o.filter.empty() ? "." : o.filter)};
+  std::vector<std::string> args{"recallbench-bench"};
   if (o.list_only) {
     args.push_back("--benchmark_list_tests=true");
   } else {
@@ -141,23 +169,24 @@ int run_kernel_bench(const KernelBenchOptions& o) {
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   for (const auto& [key, value] : o.context.items()) benchmark::AddCustomContext("recallbench." + key, context_string(value));
-  register_all();
+  if (register_matching(filter, multithreaded) == 0) {
+    benchmark::Shutdown();
+    throw UsageError("bench: --filter '" + o.filter + "' matched no benchmark", "see `recallbench bench --list`");
+  }
   const size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (o.list_only) return static_cast<int>(ran);
-  if (ran == 0) {
-    std::remove(raw.c_str());
-    throw UsageError("bench: --filter '" + o.filter + "' matched no benchmark", "see `recallbench bench --list`");
-  }
   auto doc = read_json_file(raw);
-  auto sp = speedups(doc);
-  doc["recallbench"] = {{"schema_version", kBenchSchemaVersion}, {"context", o.context}, {"speedups", sp}};
+  const std::string time_key = multithreaded ? "real_time" : "cpu_time";
+  auto sp = speedups(doc, time_key);
+  doc["recallbench"] = {{"schema_version", kBenchSchemaVersion}, {"context", o.context}, {"time", time_key},
+                        {"speedups", sp}};
   write_json_atomic(o.out, doc);
   std::filesystem::remove(raw);
   if (!sp.empty()) {
-    fmt::print("\nspeedup over _ref (real time, {}):\n", o.repetitions > 1 ? "medians" : "single runs");
+    fmt::print("\nspeedup over _ref ({}, {}):\n", time_key, o.repetitions > 1 ? "medians" : "single runs");
     for (const auto& s : sp)
-      fmt::print("  {:<26} {:<7} {:<28} {:>10.3f} ms vs {:>10.3f} ms  {:>8.1f}x\n", s["kernel"].get<std::string>(),
+      fmt::print("  {:<24} {:<7} {:<26} {:>10.3f} ms vs {:>10.3f} ms  {:>7.1f}x\n", s["kernel"].get<std::string>(),
                  s["mode"].get<std::string>(), s["shape"].get<std::string>(), s["ms"].get<double>(),
                  s["ref_ms"].get<double>(), s["speedup"].get<double>());
   }

@@ -16,8 +16,12 @@ struct KernelBenchOptions {
                                 // under context.recallbench) and a `recallbench` block of speedups over _ref
   nlohmann::json context;       // the run context (capture_context), recorded in the output
   bool list_only = false;       // print the benchmark names and exit
+  int threads = 1;              // LibTorch threads the caller set; > 1 times wall clock, else process CPU time
 };
 
+// `filter` selects benchmarks by regex search on "<kernel>/<fwd|fwdbwd>/B:8/H:2/T:1024/K:64/V:64"; the
+// matching `_ref` benchmarks always run too. Speedups use process CPU time with one thread (robust to a
+// loaded machine) and wall-clock time with several.
 // Runs the benchmarks and writes `out`. Returns the number of benchmarks run (0 when the filter matched
 // none). Throws UsageError for a bad filter or option.
 int run_kernel_bench(const KernelBenchOptions& options);

@@ -30,6 +30,7 @@ CommandFn add_bench_command(CLI::App& sub) {
     RB_CHECK_INPUT(o->threads >= 1, "bench: --threads: got " + std::to_string(o->threads) + ", expected ≥ 1");
     set_torch_threads(o->threads);
     o->bench.context = capture_context(o->threads);
+    o->bench.threads = o->threads;
     const int ran = run_kernel_bench(o->bench);
     if (!o->bench.list_only) fmt::print("{} benchmarks written to {}\n", ran, o->bench.out);
     return static_cast<int>(kExitOk);
