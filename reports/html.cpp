@@ -37,6 +37,7 @@ constexpr const char* kLocked = "#1a9850";
 constexpr const char* kNotLocked = "#d73027";
 
 std::string fmt_num(double v, int digits = 3) {
+  if (std::isinf(v)) return v > 0 ? "∞" : "−∞";
   if (!std::isfinite(v)) return "–";
   return fmt::format("{:.{}f}", v, digits);
 }
@@ -99,7 +100,7 @@ std::string tick_label(double v) {
 // A line chart in a 360×230 viewBox that scales to its container. `hline` draws a dashed reference line.
 std::string line_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
                        double hline = NAN, bool legend = true) {
-  const double W = 360, H = 230, L = 42, R = 10, T = 22, B = 38;
+  const double W = 360, H = 220, L = 42, R = 10, T = 10, B = 38;
   const double pw = W - L - R, ph = H - T - B;
   const auto sx = [&](double v) {
     if (x.log2) {
@@ -113,7 +114,6 @@ std::string line_chart(const std::string& title, const Axis& x, const Axis& y, c
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">"
       "<title>{}</title>",
       W, H, esc(title), esc(title));
-  s += fmt::format("<text x=\"{}\" y=\"14\" class=\"ct\">{}</text>", L, esc(title));
   for (double t : nice_ticks(y)) {
     s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>", L, L + pw, sy(t), sy(t));
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"end\">{}</text>", L - 4, sy(t) + 3,
@@ -192,8 +192,9 @@ std::string section_verdict(const ReportInput& in) {
     if (cc.verdict == Verdict::kNoChange) continue;
     const std::string vn = verdict_name(cc.verdict);
     rows += fmt::format(
-        "<tr class=\"{}\"><td><b>{}</b></td><td>{}<div class=\"key\">{}</div></td><td>{}/{} → {}/{}</td>"
-        "<td>{} → {}</td><td>{}</td><td class=\"why\">{}</td></tr>",
+        "<tr class=\"{}\"><td data-label=\"verdict\"><b>{}</b></td><td data-label=\"config\">{}<div class=\"key\">{}</div>"
+        "</td><td data-label=\"lock-in\">{}/{} → {}/{}</td><td data-label=\"median recall\">{} → {}</td>"
+        "<td data-label=\"seeds needed\">{}</td><td class=\"why\" data-label=\"why\">{}</td></tr>",
         verdict_class(vn), esc(vn), esc(cc.current->cell + " · " + cc.current->task_label()), esc(cc.key), cc.k_base,
         cc.n_base, cc.k_cur, cc.n_cur, fmt_num(cc.recall_base), fmt_num(cc.recall_cur),
         cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", esc(cc.reason));
@@ -220,9 +221,22 @@ std::string curriculum_of(const Config& c) {
                                                                                  : "none";
 }
 
-// Leaderboard column: the task with its options, the state budget, and the curriculum when not "none".
-std::string column_of(const Config& c) {
-  std::string col = c.task_label() + " · budget " + (c.state_budget > 0 ? std::to_string(c.state_budget) : "default");
+// Leaderboard column: the task with the options that vary among this task's configs (all of them when
+// none varies), the state budget, and the curriculum when not "none".
+std::string column_of(const Config& c, const std::vector<Config>& all) {
+  std::string label = c.task;
+  std::string every = c.task;
+  for (const auto& [k, v] : c.task_options.items()) {
+    if (!v.is_primitive()) continue;
+    const std::string kv = " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+    every += kv;
+    bool varies = false;
+    for (const auto& o : all)
+      if (o.task == c.task && (!o.task_options.contains(k) || o.task_options.at(k) != v)) varies = true;
+    if (varies) label += kv;
+  }
+  if (label == c.task) label = every;
+  std::string col = label + " · budget " + (c.state_budget > 0 ? std::to_string(c.state_budget) : "default");
   const std::string cur = curriculum_of(c);
   if (cur != "none") col += " · " + cur;
   return col;
@@ -240,7 +254,7 @@ std::string section_leaderboard(const RunSet& runs, const std::map<std::string, 
   std::map<std::pair<std::string, std::string>, const Config*> cell_at;
   std::set<std::string> cells;
   for (const auto& c : runs.configs) {
-    std::string col = column_of(c);
+    std::string col = column_of(c, runs.configs);
     if (cell_at.count({c.cell, col})) col += " · " + c.key.substr(c.key.size() - 6);
     if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
     cell_at[{c.cell, col}] = &c;
@@ -354,8 +368,9 @@ std::string sweep_charts(const RunSet& runs, const std::string& option, const st
     std::string where = configs.front()->task;
     for (const auto& [k, v] : rest.items())
       if (v.is_primitive()) where += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
-    s += "<figure>" +
-         line_chart("recall vs " + option + " · " + where, Axis{option, log2 ? lo : lo, hi, log2},
+    const std::string title = "recall vs " + option + " · " + where;
+    s += "<figure><figcaption>" + esc(title) + "</figcaption>" +
+         line_chart(title, Axis{option, log2 ? lo : lo, hi, log2},
                     Axis{"median recall (whiskers: min–max)", 0, 1}, series) +
          "</figure>";
     ++*charts;
@@ -386,9 +401,9 @@ std::string section_lottery(const RunSet& runs) {
     std::string dots;
     for (size_t i = 0; i < c.seeds.size(); ++i) {
       const auto& seed = c.seeds[i];
-      const double x = 4 + 292 * std::clamp(seed.final_accuracy, 0.0, 1.0);
+      const double x = 1.5 + 97 * std::clamp(seed.final_accuracy, 0.0, 1.0);
       const double y = 12 + (static_cast<double>(i % 5) - 2.0) * 3.2;
-      dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">"
+      dots += fmt::format("<circle cx=\"{:.2f}%\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">"
                           "<title>seed {}: {} accuracy {:.3f}{}</title></circle>",
                           x, y, seed.locked_in ? kLocked : "white", seed.locked_in ? kLocked : kNotLocked, seed.seed,
                           seed.locked_in ? "locked in," : "not locked in,", seed.final_accuracy,
@@ -396,12 +411,12 @@ std::string section_lottery(const RunSet& runs) {
     }
     s += fmt::format(
         "<div class=\"lrow\"><div class=\"llabel\"><b>{}</b> {}<div class=\"sub\">{}/{} locked in</div></div>"
-        "<svg class=\"chart strip\" viewBox=\"0 0 300 24\" role=\"img\" aria-label=\"seeds of {}\">"
-        "<line x1=\"4\" x2=\"296\" y1=\"12\" y2=\"12\" class=\"grid\"/>"
-        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"1\" y2=\"23\" class=\"ref\"/>{}</svg></div>",
-        esc(c.cell), esc(c.task_label()), sm.k, sm.n, esc(c.key), 4 + 292 * thr, 4 + 292 * thr, dots);
+        "<svg class=\"chart strip\" width=\"100%\" height=\"26\" role=\"img\" aria-label=\"seeds of {}\">"
+        "<line x1=\"1.5%\" x2=\"98.5%\" y1=\"12\" y2=\"12\" class=\"grid\"/>"
+        "<line x1=\"{:.2f}%\" x2=\"{:.2f}%\" y1=\"1\" y2=\"24\" class=\"ref\"/>{}</svg></div>",
+        esc(c.cell), esc(c.task_label()), sm.k, sm.n, esc(c.key), 1.5 + 97 * thr, 1.5 + 97 * thr, dots);
   }
-  s += "<div class=\"lrow\"><div></div><div class=\"scale\"><span>0</span><span>0.5</span><span>1.0 accuracy</span></div></div>";
+  s += "<div class=\"lrow\"><div></div><div class=\"scale\"><span>0</span><span>0.5</span><span>1.0</span></div></div>";
   return s + "</div></section>";
 }
 
@@ -452,7 +467,7 @@ std::string section_curves(const RunSet& runs) {
     }
     if (series.empty()) continue;
     ++drawn;
-    s += "<figure>" +
+    s += "<figure><figcaption><b>" + esc(c.cell) + "</b> · " + esc(c.task_label()) + "</figcaption>" +
          line_chart(c.cell + " · " + c.task_label(), Axis{"step", 0, max_step}, Axis{"held-out accuracy", 0, 1}, series,
                     c.train.value("threshold", 0.99)) +
          "</figure>";
@@ -568,7 +583,7 @@ svg .ref{stroke:#555;stroke-width:1;stroke-dasharray:3 3}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .lottery .lrow{display:grid;grid-template-columns:minmax(8em,32%) 1fr;gap:8px;align-items:center;border-bottom:1px solid var(--soft);padding:3px 0}
 .llabel{font-size:.85em;overflow-wrap:anywhere}
-svg.strip{max-height:40px}
+svg.strip{display:block}
 .scale{display:flex;justify-content:space-between;font-size:.75em;color:var(--muted)}
 .bar{position:relative;background:var(--soft);height:18px;min-width:140px;border-radius:3px}
 .bar i{position:absolute;left:0;top:0;bottom:0;background:#8fbce6;border-radius:3px}
@@ -577,7 +592,11 @@ tr.sig td{font-weight:600}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:.85em}
 dt{color:var(--muted)}dd{margin:0;word-break:break-all}
 @media (max-width:600px){body{font-size:14px}main{padding:8px 10px 32px}th,td{padding:5px 6px}
- .grid{grid-template-columns:1fr}.lottery .lrow{grid-template-columns:1fr}dl{grid-template-columns:1fr}dt{margin-top:6px}}
+ .grid{grid-template-columns:1fr}.lottery .lrow{grid-template-columns:1fr;gap:0}dl{grid-template-columns:1fr}dt{margin-top:6px}
+ table.changes thead{display:none}table.changes tr{display:block;border-bottom:1px solid var(--line);padding:4px 0}
+ table.changes td{display:block;border:0;padding:2px 6px;min-width:0}
+ table.changes td:before{content:attr(data-label) ": ";color:var(--muted);font-size:.85em}}
+figcaption{font-size:.8em;font-weight:600;padding:0 4px 4px;overflow-wrap:anywhere}
 )CSS";
 
 // Sorting by a column's data-v; marks the page ready (the browser test checks that the script ran).
@@ -619,9 +638,10 @@ std::string report_html(const ReportInput& in) {
   std::map<std::string, std::string> verdict_of;
   if (in.comparison)
     for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
-  const std::string commit = runs.context.is_object() && runs.context.contains("git_commit")
-                                 ? runs.context.at("git_commit").dump()
-                                 : "\"unknown\"";
+  const std::string commit = runs.context.is_object() && runs.context.contains("git_commit") &&
+                                     runs.context.at("git_commit").is_string()
+                                 ? runs.context.at("git_commit").get<std::string>()
+                                 : "unknown";
   std::string page = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                      "<title>" + esc(in.title + ": " + report_verdict(in)) + "</title><style>" + kCss +

@@ -249,6 +249,8 @@ Baseline read_baseline(const std::filesystem::path& path) {
   const std::string where = "baseline " + path.string();
   const std::string hint = "record a baseline with `recallbench baseline update BATTERY --results DIR`";
   if (!std::filesystem::exists(path)) throw UsageError(where + ": file not found", hint);
+  if (std::filesystem::is_directory(path))
+    throw UsageError(where + ": got a directory, expected a baseline JSON file (ci/baselines/<battery>.json)", hint);
   json doc;
   try {
     doc = read_json_file(path);
