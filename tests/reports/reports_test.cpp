@@ -303,6 +303,31 @@ TEST(Results, GroupsRunDocumentsAndRejectsBadOnes) {
   EXPECT_THROW(group_runs({{"f", bad_acc}}), UsageError);
 }
 
+TEST(Results, ReadsADirectoryWithTheRunnersPlanContrasts) {
+  const fs::path dir = fs::temp_directory_path() / ("rb_reports_plan_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "runs");
+  for (int64_t seed = 0; seed < 3; ++seed) {
+    write_json_atomic(dir / "runs" / ("a" + std::to_string(seed) + ".json"), run_doc("k/conv", "diag+conv", seed, true, 0.995));
+    write_json_atomic(dir / "runs" / ("b" + std::to_string(seed) + ".json"), run_doc("k/plain", "diag", seed, false, 0.3));
+  }
+  write_json_atomic(dir / "plan.json",
+                    {{"schema_version", 1}, {"kind", "recallbench.plan"}, {"battery", {{"name", "tiny"}}},
+                     {"runs", json::array()},
+                     {"contrasts", json::array({{{"name", "conv: diag+conv vs diag"}, {"knob", "conv"}, {"a", "k/conv"},
+                                                 {"b", "k/plain"}}})}});
+  const RunSet set = load_results(dir);
+  EXPECT_EQ(set.run_count, 6);
+  EXPECT_EQ(set.battery, "tiny");
+  ASSERT_EQ(set.declared_contrasts.size(), 1u);
+  EXPECT_TRUE(set.declared_contrasts[0].declared);
+  const auto r = test_contrasts(set.configs, set.declared_contrasts);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].k_a, 3);
+  EXPECT_EQ(r[0].k_b, 0);
+  EXPECT_NEAR(r[0].p, 0.1, 1e-9);  // 3/3 vs 0/3, two-sided: 2 / C(6, 3)
+  fs::remove_all(dir);
+}
+
 TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
   RunSet runs;
   runs.configs = {planted("mqar/diag+conv/a", "diag+conv", 0, 6), planted("mqar/diag/b", "diag", 1, 6),
