@@ -162,6 +162,13 @@ FISHER_TABLES = [
     (30000, 20000, 29500, 20500), (40000, 10, 39990, 20), (500, 0, 0, 500), (2000, 0, 0, 2000),
     (20000, 20000, 20000, 20000), (9990, 10, 10000, 0),
 ]
+# Plus 40 pseudo-random tables (fixed seed) of assorted sizes, rows 1..300.
+_rng = np.random.default_rng(20261129)
+for _ in range(40):
+    n1, n2 = (int(v) for v in _rng.integers(1, 301, size=2))
+    r1, r2 = _rng.random(2)
+    a, c = int(_rng.binomial(n1, r1)), int(_rng.binomial(n2, r2))
+    FISHER_TABLES.append((a, n1 - a, c, n2 - c))
 # Tables whose conditional odds ratio / interval is checked (the decimal reference is slow on big ones).
 OR_MAX_SUPPORT = 12000
 
