@@ -365,6 +365,16 @@ RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) {
   if (tty) fmt::print(stderr, "\r\033[K");
   sum.elapsed = elapsed();
 
+  // Lock files left by a killed runner whose runs are done (the kernel released the locks; the files stay).
+  if (!sum.interrupted) {
+    std::error_code ec;
+    for (size_t i : slice)
+      if (fs::exists(store.lock_path(plan.runs[i]), ec)) {
+        RunLock lock = RunLock::try_acquire(store.lock_path(plan.runs[i]));
+        if (lock.held()) lock.release();
+      }
+  }
+
   // The aggregate, once the whole plan (every shard) is complete. Equal results → equal bytes, so several
   // shards finishing together write the same file.
   if (!sum.interrupted) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end on a tiny battery (12 runs of a few seconds): the aggregate's metrics are identical byte for
+# End to end on a tiny battery (8 runs of a few seconds): the aggregate's metrics are identical byte for
 # byte across --jobs 1, --jobs 2 and 3 shards sharing one store + merge; a rerun trains nothing; a corrupt
 # or truncated result file is reported, moved aside and rerun; bad battery files exit 2 naming the field
 # and write nothing.
@@ -30,18 +30,18 @@ for i in 0 1 2; do
 done
 "$rb" merge "$tmp/s0" "$tmp/s1" "$tmp/s2" --out "$tmp/m" >"$tmp/merge2.out" 2>&1 || { echo "FAIL: merge of 3 stores"; cat "$tmp/merge2.out"; fail=1; }
 
-check "12 run files" test "$(ls "$tmp/j1/runs" | wc -l)" = 12
-check "aggregate has 12 runs" grep -q '"runs": 12' "$tmp/j1/aggregate.json"
+check "8 run files" test "$(ls "$tmp/j1/runs" | wc -l)" = 8
+check "aggregate has 8 runs" grep -q '"runs": 8' "$tmp/j1/aggregate.json"
 check "jobs 1 = jobs 2 (aggregate bytes)" cmp -s "$tmp/j1/aggregate.json" "$tmp/j2/aggregate.json"
 check "jobs 1 = 3 shards, one store, merge" cmp -s "$tmp/j1/aggregate.json" "$tmp/sh/aggregate.json"
 check "jobs 1 = 3 stores merged" cmp -s "$tmp/j1/aggregate.json" "$tmp/m/aggregate.json"
-check "shards trained each run once" test "$(cat "$tmp"/sh?.out | grep -o '[0-9]* trained' | awk '{s+=$1} END {print s}')" = 12
+check "shards trained each run once" test "$(cat "$tmp"/sh?.out | grep -o '[0-9]* trained' | awk '{s+=$1} END {print s}')" = 8
 check "contrasts in the plan" grep -q '"knob": "conv"' "$tmp/j1/plan.json"
 
 # A rerun trains nothing.
 "$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/re.out" 2>"$tmp/re.err"
 check "rerun exits 0" test $? = 0
-check "rerun trains nothing" grep -q " 0 trained, 12 already done" "$tmp/re.out"
+check "rerun trains nothing" grep -q " 0 trained, 8 already done" "$tmp/re.out"
 
 # Corrupt files: truncated, garbage, wrong key. Each is moved aside and rerun; the aggregate is unchanged.
 cp "$tmp/j1/aggregate.json" "$tmp/agg.ref"
@@ -52,7 +52,7 @@ sed 's/"key": "mqar/"key": "other/' "${files[2]}" >"$tmp/t" && mv "$tmp/t" "${fi
 "$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/co.out" 2>"$tmp/co.err"
 check "corrupt rerun exits 0" test $? = 0
 check "3 corrupt files reported" test "$(grep -c 'warning: corrupt result' "$tmp/co.err")" = 3
-check "3 runs retrained" grep -q " 3 trained, 9 already done" "$tmp/co.out"
+check "3 runs retrained" grep -q " 3 trained, 5 already done" "$tmp/co.out"
 check "corrupt files kept aside" test "$(ls "$tmp/j1/corrupt" | wc -l)" = 3
 check "aggregate unchanged after corrupt rerun" cmp -s "$tmp/agg.ref" "$tmp/j1/aggregate.json"
 
@@ -69,7 +69,7 @@ bad() {  # bad NAME PATTERN SED-EXPRESSION
   elif [ -e "$tmp/bad_$name" ]; then echo "FAIL: bad battery $name wrote $tmp/bad_$name"; fail=1
   else echo "ok: bad battery $name -> 2: $(head -1 <<<"$out")"; fi
 }
-bad unknown_cell "cells\[1\]': cell 'nocell' is not registered" 's/"cells": \["diag", "diag+conv"\]/"cells": ["diag", "nocell"]/'
+bad unknown_cell "cells\[0\]': cell 'nocell' is not registered" 's/"cells": \["diag", "diag+conv"\]/"cells": ["nocell", "diag+conv"]/'
 bad bad_grid "tasks\[0\].grid.pairs': expected a non-empty list" 's/"pairs": \[2\]/"pairs": 2/'
 bad empty_grid "tasks\[0\].grid.length': expected a non-empty list" 's/"length": \[16, 24\]/"length": []/'
 bad missing "missing field 'seeds'" '/"seeds"/d'
