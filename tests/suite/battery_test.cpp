@@ -49,7 +49,7 @@ TEST(Battery, ErrorsNameTheField) {
       {"grid scalar", [](json& j) { j["tasks"][0]["grid"]["pairs"] = 2; }, "field 'tasks[0].grid.pairs': expected a non-empty list"},
       {"grid empty", [](json& j) { j["tasks"][0]["grid"]["length"] = json::array(); }, "tasks[0].grid.length"},
       {"grid and option", [](json& j) { j["tasks"][0]["options"]["pairs"] = 2; }, "both in tasks[0].options and tasks[0].grid"},
-      {"unregistered cell", [](json& j) { j["cells"][1] = "warp9"; }, "field 'cells[1]': cell 'warp9' is not registered"},
+      {"unregistered cell", [](json& j) { j["cells"][0] = "warp9"; }, "field 'cells[0]': cell 'warp9' is not registered"},
       {"reference not in cells", [](json& j) { j["reference"] = "rank1"; }, "field 'reference'"},
       {"seeds", [](json& j) { j["seeds"] = "3-1"; }, "field 'seeds'"},
       {"duplicate seeds", [](json& j) { j["seeds"] = json::array({1, 1}); }, "field 'seeds': expected distinct seeds"},
