@@ -5,6 +5,7 @@
 //   qkv = Linear(D, 3·H·Dh)(x) → q, k, v {B, H, T, Dh};  s = q kᵀ / √Dh  {B, H, T, T}
 //   attention: query i sees keys j ≤ i;  swa: keys i − window ≤ j ≤ i (window past tokens plus itself)
 //   o = softmax(s) v → {B, T, H·Dh} → out_proj → {B, T, D}
+// swa computes only the band: blocks of C ≥ window queries against their own and the previous block's keys.
 //
 // State per layer per sequence (the KV cache a token-by-token decoder carries):
 //   attention  2·H·Dh·max_length  — it grows with the sequence length; reported at CellConfig::max_length
@@ -24,6 +25,8 @@ nlohmann::json attention_defaults() { return {{"heads", 1}, {"head_dim", 0}}; }
 nlohmann::json swa_defaults() { return {{"heads", 1}, {"head_dim", 0}, {"window", 0}}; }
 
 constexpr int64_t kDefaultWindow = 32;
+constexpr int64_t kMinBlock = 32;  // swa computes in blocks of max(window, 32) queries
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class AttentionCell final : public Cell {
  public:
@@ -59,13 +62,9 @@ class AttentionCell final : public Cell {
   torch::Tensor forward(const torch::Tensor& x) override {
     const int64_t B = x.size(0), T = x.size(1);
     auto qkv = qkv_proj_->forward(x).view({B, T, 3, H_, Dh_}).permute({2, 0, 3, 1, 4});  // {3, B, H, T, Dh}
-    auto q = qkv[0], k = qkv[1], v = qkv[2];
-    auto s = torch::matmul(q, k.transpose(-1, -2)) * (1.0 / std::sqrt(static_cast<double>(Dh_)));  // {B, H, T, T}
-    auto i = torch::arange(T, torch::kLong).unsqueeze(1), j = torch::arange(T, torch::kLong).unsqueeze(0);
-    auto hidden = j > i;  // the future
-    if (sliding_) hidden = hidden.logical_or(j < i - window_);
-    s = s.masked_fill(hidden, -std::numeric_limits<float>::infinity());
-    auto o = torch::matmul(torch::softmax(s, -1), v);  // {B, H, T, Dh}
+    auto q = qkv[0] * (1.0 / std::sqrt(static_cast<double>(Dh_))), k = qkv[1], v = qkv[2];
+    const int64_t C = std::max<int64_t>(window_, kMinBlock);
+    auto o = sliding_ && 2 * C < T ? banded(q, k, v, C) : full(q, k, v);  // {B, H, T, Dh}
     return o_proj_->forward(o.transpose(1, 2).reshape({B, T, H_ * Dh_}));
   }
 
@@ -114,6 +113,43 @@ class AttentionCell final : public Cell {
 
  private:
   int64_t slots() const { return sliding_ ? window_ : max_length_; }
+
+  // Query i may see key j: j ≤ i, and for swa j ≥ i − window.
+  torch::Tensor visible(const torch::Tensor& i, const torch::Tensor& j) const {
+    auto ok = j <= i;
+    return sliding_ ? ok.logical_and(j >= i - window_) : ok;
+  }
+
+  // q (scaled), k, v {B, H, T, Dh}: all T×T scores, masked → {B, H, T, Dh}.
+  torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) const {
+    const int64_t T = q.size(2);
+    auto s = torch::matmul(q, k.transpose(-1, -2));  // {B, H, T, T}
+    auto pos = torch::arange(T, torch::kLong);
+    s = s.masked_fill(visible(pos.unsqueeze(1), pos.unsqueeze(0)).logical_not(), -kInf);
+    return torch::matmul(torch::softmax(s, -1), v);
+  }
+
+  // Sliding window in blocks of C ≥ window queries: block b sees keys of blocks b−1 and b, so the cost is
+  // T·2C scores instead of T². Same result as full() up to rounding.
+  torch::Tensor banded(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, int64_t C) const {
+    const int64_t B = q.size(0), T = q.size(2), nb = (T + C - 1) / C, Tp = nb * C;
+    namespace F = torch::nn::functional;
+    // Pad time: C slots in front of the keys (block −1, hidden), up to nb·C at the end (future, hidden).
+    auto pad_q = F::pad(q, F::PadFuncOptions({0, 0, 0, Tp - T}));
+    auto pad_k = F::pad(k, F::PadFuncOptions({0, 0, C, Tp - T}));
+    auto pad_v = F::pad(v, F::PadFuncOptions({0, 0, C, Tp - T}));
+    auto qb = pad_q.view({B, H_, nb, C, Dh_});                                            // {B, H, nb, C, Dh}
+    auto kb = pad_k.unfold(2, 2 * C, C).transpose(-1, -2);                                // {B, H, nb, 2C, Dh}
+    auto vb = pad_v.unfold(2, 2 * C, C).transpose(-1, -2);
+    auto s = torch::matmul(qb, kb.transpose(-1, -2));                                     // {B, H, nb, C, 2C}
+    auto blk = torch::arange(nb, torch::kLong).view({nb, 1, 1});
+    auto i = blk * C + torch::arange(C, torch::kLong).view({1, C, 1});                   // query positions
+    auto j = blk * C - C + torch::arange(2 * C, torch::kLong).view({1, 1, 2 * C});       // key positions
+    auto hidden = visible(i, j).logical_and(j >= 0).logical_not();                        // {nb, C, 2C}
+    s = s.masked_fill(hidden, -kInf);
+    auto o = torch::matmul(torch::softmax(s, -1), vb);                                    // {B, H, nb, C, Dh}
+    return o.reshape({B, H_, Tp, Dh_}).narrow(2, 0, T);
+  }
 
   bool sliding_;
   int64_t H_ = 1, Dh_ = 0, window_ = 0, max_length_ = 0;

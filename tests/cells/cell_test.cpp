@@ -162,22 +162,38 @@ TEST(OtherCells, StateSizeFormulas) {
 }
 
 TEST(SwaCell, SeesExactlyItsWindow) {
-  // With window w, output t depends on inputs t−w..t and on nothing earlier.
+  // With window w, output t depends on inputs t−w..t and on nothing earlier. T = 12 takes the full
+  // masked path, T = 90 the banded one (blocks of 32 queries).
   torch::manual_seed(2);
   torch::NoGradGuard no_grad;
   CellConfig cfg;
   cfg.d_model = 16;
   cfg.options = {{"window", 3}};
   auto cell = make_cell("swa", cfg);
-  auto x = torch::randn({1, 12, 16});
-  auto x2 = x.clone();
-  x2.select(1, 4).normal_();
-  auto d = (cell->forward(x) - cell->forward(x2)).abs().amax({0, 2});  // {T}
-  for (int64_t t = 0; t < 12; ++t) {
-    if (t >= 4 && t <= 7)
-      EXPECT_GT(d[t].item<double>(), 1e-6) << t;
-    else
-      EXPECT_EQ(d[t].item<double>(), 0.0) << t;
+  for (int64_t T : {12, 90}) {
+    for (int64_t changed : {4, 31, 62}) {
+      if (changed >= T) continue;
+      auto x = torch::randn({1, T, 16});
+      auto x2 = x.clone();
+      x2.select(1, changed).normal_();
+      auto d = (cell->forward(x) - cell->forward(x2)).abs().amax({0, 2});  // {T}
+      for (int64_t t = 0; t < T; ++t) {
+        if (t >= changed && t <= changed + 3)
+          EXPECT_GT(d[t].item<double>(), 1e-6) << "T " << T << ", changed " << changed << ", t " << t;
+        else
+          EXPECT_EQ(d[t].item<double>(), 0.0) << "T " << T << ", changed " << changed << ", t " << t;
+      }
+    }
+  }
+}
+
+TEST(SwaCell, BandedFormMatchesTheStepPath) {
+  // Long enough for the banded form (2·max(window, 32) < T), with T not a multiple of the block.
+  for (int64_t window : {5, 40}) {
+    CellConfig cfg;
+    cfg.d_model = 16;
+    cfg.options = {{"heads", 2}, {"window", window}};
+    check_step_path("swa", cfg, 150);
   }
 }
 
