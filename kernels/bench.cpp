@@ -13,9 +13,11 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "kernels/bench_extra.h"
 #include "kernels/kernel.h"
 #include "suite/core/errors.h"
 #include "suite/core/json_io.h"
@@ -25,10 +27,10 @@ namespace {
 
 constexpr int kBenchSchemaVersion = 1;
 
-// The fixed grid: the acceptance shape B=8, H=2, K=V=64 at three lengths, and head dims 32 and 128 at T=256.
+// The fixed grid: the acceptance shape B=8, H=2, K=V=64 at T = 64 .. 4096, and head dims 32 and 128 at T=256.
 std::vector<KernelShape> bench_grid() {
   std::vector<KernelShape> out;
-  for (int64_t T : {64, 256, 1024}) out.push_back({8, 2, T, 64, 64});
+  for (int64_t T : {64, 256, 1024, 2048, 4096}) out.push_back({8, 2, T, 64, 64});
   for (int64_t D : {32, 128}) out.push_back({8, 2, 256, D, D});
   return out;
 }
@@ -40,7 +42,9 @@ std::string shape_name(const KernelShape& s) {
 // Forward+backward counts as 3× the forward's FLOPs and bytes (the usual 1 : 2 convention).
 constexpr double kBackwardFactor = 3.0;
 
-void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s, bool backward) {
+// `plant` > 0: the test-only planted slowdown (bench_extra.h), timed on the wall clock when `wall`.
+void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s, bool backward, double plant = 0.0,
+             bool wall = false) {
   auto inputs = e.make_inputs(s, 1);
   std::vector<torch::Tensor> diff;
   for (const auto& x : inputs)
@@ -48,8 +52,10 @@ void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s
   if (!backward) {
     torch::NoGradGuard no_grad;
     for (auto _ : state) {
+      bench_extra::PlantedDelay delay(plant, wall);
       auto y = e.forward(inputs);
       benchmark::DoNotOptimize(y.data_ptr());
+      delay.pad();
     }
   } else {
     torch::Tensor dy;
@@ -59,16 +65,26 @@ void run_one(benchmark::State& state, const KernelEntry& e, const KernelShape& s
       dy = at::randn(e.forward(inputs).sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32));
     }
     for (auto _ : state) {
+      bench_extra::PlantedDelay delay(plant, wall);
       auto y = e.forward(inputs);
       auto grads = torch::autograd::grad({y}, diff, {dy});
       benchmark::DoNotOptimize(grads.front().data_ptr());
+      delay.pad();
     }
   }
   const double factor = backward ? kBackwardFactor : 1.0;
   using benchmark::Counter;
   state.counters["tokens/s"] = Counter(static_cast<double>(s.B * s.T), Counter::kIsIterationInvariantRate);
   state.counters["FLOP/s"] = Counter(factor * e.flops(s), Counter::kIsIterationInvariantRate);
-  if (e.bytes) state.counters["bytes/s"] = Counter(factor * e.bytes(s), Counter::kIsIterationInvariantRate);
+  if (e.bytes) {
+    state.counters["bytes/s"] = Counter(factor * e.bytes(s), Counter::kIsIterationInvariantRate);
+  } else {
+    // The kernel's declared minimum traffic is absent: inputs read once, output written once.
+    torch::NoGradGuard no_grad;
+    double bytes = static_cast<double>(e.forward(inputs).nbytes());
+    for (const auto& x : inputs) bytes += static_cast<double>(x.nbytes());
+    state.counters["bytes/s"] = Counter(factor * bytes, Counter::kIsIterationInvariantRate);
+  }
 }
 
 // Registers every benchmark whose name matches `filter` (regex search, as Google Benchmark does) plus the
@@ -78,23 +94,27 @@ int register_matching(const std::regex& filter, bool multithreaded) {
   std::vector<std::pair<std::string, bool>> selected;  // name, is the entry's own match
   std::map<std::string, bool> wanted;
   const auto& reg = KernelRegistry::instance();
-  for (const auto& e : reg.entries())
+  std::vector<const KernelEntry*> entries;  // the registry's, then the comparison points (softmax attention)
+  for (const auto& e : reg.entries()) entries.push_back(&e);
+  for (const auto& e : bench_extra::comparison_entries()) entries.push_back(&e);
+  for (const auto* ep : entries)
     for (const auto& s : bench_grid())
       for (const char* mode : {"/fwd/", "/fwdbwd/"}) {
+        const auto& e = *ep;
         const auto name = e.name + mode + shape_name(s);
         if (!std::regex_search(name, filter)) continue;
         wanted[name] = true;
         wanted[e.recurrence + "_ref" + mode + shape_name(s)] = true;
       }
   int count = 0;
-  for (const auto& e : reg.entries())
+  for (const auto* entry : entries)
     for (const auto& s : bench_grid())
       for (bool backward : {false, true}) {
-        const auto name = e.name + (backward ? "/fwdbwd/" : "/fwd/") + shape_name(s);
+        const auto name = entry->name + (backward ? "/fwdbwd/" : "/fwd/") + shape_name(s);
         if (!wanted.count(name)) continue;
-        const KernelEntry* entry = &e;
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), [entry, s, backward](benchmark::State& st) {
-          run_one(st, *entry, s, backward);
+        const double plant = bench_extra::planted_slowdown(name);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [entry, s, backward, plant, multithreaded](benchmark::State& st) {
+          run_one(st, *entry, s, backward, plant, multithreaded);
         });
         // CPU time of the whole process (all threads), so that a loaded machine's waiting is not counted;
         // wall-clock time decides only when several threads run.
@@ -168,19 +188,22 @@ int run_kernel_bench(const KernelBenchOptions& o) {
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
-  for (const auto& [key, value] : o.context.items()) benchmark::AddCustomContext("recallbench." + key, context_string(value));
-  if (register_matching(filter, multithreaded) == 0) {
-    benchmark::Shutdown();
+  benchmark::ClearRegisteredBenchmarks();  // a second call in one process starts afresh
+  if (register_matching(filter, multithreaded) == 0)
     throw UsageError("bench: --filter '" + o.filter + "' matched no benchmark", "see `recallbench bench --list`");
-  }
+  // Google Benchmark 1.7's Shutdown() frees the custom context without resetting it, so this harness never
+  // calls Shutdown and adds each context key once per process.
+  static std::set<std::string> added;
+  for (const auto& [key, value] : o.context.items())
+    if (added.insert(key).second) benchmark::AddCustomContext("recallbench." + key, context_string(value));
   const size_t ran = benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
   if (o.list_only) return static_cast<int>(ran);
   auto doc = read_json_file(raw);
   const std::string time_key = multithreaded ? "real_time" : "cpu_time";
   auto sp = speedups(doc, time_key);
+  const auto ceilings = bench_extra::add_ceiling_fractions(doc);
   doc["recallbench"] = {{"schema_version", kBenchSchemaVersion}, {"context", o.context}, {"time", time_key},
-                        {"speedups", sp}};
+                        {"speedups", sp}, {"ceilings", ceilings}};
   write_json_atomic(o.out, doc);
   std::filesystem::remove(raw);
   if (!sp.empty()) {
@@ -190,6 +213,12 @@ int run_kernel_bench(const KernelBenchOptions& o) {
                  s["mode"].get<std::string>(), s["shape"].get<std::string>(), s["ms"].get<double>(),
                  s["ref_ms"].get<double>(), s["speedup"].get<double>());
   }
+  fmt::print("\nceilings: fp32 GEMM {:.1f} GFLOP/s, triad bandwidth {:.1f} GB/s; fraction of each ({}):\n",
+             ceilings.value("gemm_flops", 0.0) / 1e9, ceilings.value("bandwidth_bytes", 0.0) / 1e9,
+             o.repetitions > 1 ? "medians" : "single runs");
+  for (const auto& f : ceilings.value("fractions", nlohmann::json::array()))
+    fmt::print("  {:<56} GEMM {:>6.3f}  bandwidth {:>6.3f}\n", f["name"].get<std::string>(),
+               f.value("gemm_fraction", 0.0), f.value("bandwidth_fraction", 0.0));
   return static_cast<int>(ran);
 }
 

@@ -3,6 +3,11 @@
 // agreement at T = 512, thread-count independence of the fused kernels, and the dispatchers.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "kernels/bench_api.h"
 #include "kernels/delta_rule/delta_rule.h"
 #include "kernels/gla/gla.h"
 #include "kernels/kernel.h"
@@ -10,6 +15,7 @@
 #include "kernels/short_conv/short_conv.h"
 #include "kernels/ssd/ssd.h"
 #include "suite/core/errors.h"
+#include "suite/core/json_io.h"
 
 namespace rb {
 namespace {
@@ -184,6 +190,37 @@ TEST(Dispatchers, ShapeErrorsSayWhatWasExpected) {
   }
   EXPECT_THROW(delta_rule(q, q, v, torch::zeros({1, 2, 4}), {}, "fused"), UsageError);
   EXPECT_THROW(ssd(q, q, v.to(torch::kFloat64), torch::zeros({1, 2, 5}), "ref"), UsageError);
+}
+
+// The bench harness end to end on its cheapest benchmark: Google Benchmark JSON, our context, and the
+// `_ref` run alongside (the filter names only the fused kernel).
+TEST(KernelBench, WritesGoogleBenchmarkJsonWithContextAndSpeedups) {
+  const auto out = std::filesystem::temp_directory_path() / ("rb_kernel_bench_" + std::to_string(::getpid()) + ".json");
+  KernelBenchOptions o;
+  o.filter = "^short_conv_fused/fwd/B:8/H:2/T:64/";
+  o.min_time = 0.01;
+  o.out = out.string();
+  o.context = {{"git_commit", "test"}, {"threads", 1}};
+  EXPECT_EQ(run_kernel_bench(o), 2);
+  const auto doc = read_json_file(out);
+  std::filesystem::remove(out);
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_EQ(doc["context"]["recallbench.git_commit"], "test");
+  for (const auto& b : doc["benchmarks"]) {
+    EXPECT_GT(b["tokens/s"].get<double>(), 0.0) << b.dump();
+    EXPECT_GT(b["FLOP/s"].get<double>(), 0.0) << b.dump();
+  }
+  ASSERT_EQ(doc["recallbench"]["speedups"].size(), 1u);
+  const auto& sp = doc["recallbench"]["speedups"][0];
+  EXPECT_EQ(sp["kernel"], "short_conv_fused");
+  EXPECT_EQ(sp["ref"], "short_conv_ref");
+  EXPECT_EQ(sp["shape"], "B:8/H:2/T:64/K:64/V:64");
+  EXPECT_GT(sp["speedup"].get<double>(), 0.0);
+
+  o.filter = "no_such_kernel";
+  EXPECT_THROW(run_kernel_bench(o), UsageError);
+  o.filter = "([";
+  EXPECT_THROW(run_kernel_bench(o), UsageError);
 }
 
 }  // namespace
