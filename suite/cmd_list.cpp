@@ -20,6 +20,16 @@ struct ListOptions {
   bool json = false;
 };
 
+// {"a": 1, "b": true} → "a=1 b=yes" (a compact column for the cells table).
+std::string key_values(const nlohmann::json& j) {
+  std::string out;
+  for (const auto& [k, v] : j.items()) {
+    const std::string value = v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : v.is_string() ? v.get<std::string>() : v.dump();
+    out += (out.empty() ? "" : " ") + k + "=" + value;
+  }
+  return out;
+}
+
 int run_list(const ListOptions& o) {
   nlohmann::json out;
   const bool all = o.kind == "all";
@@ -29,14 +39,15 @@ int run_list(const ListOptions& o) {
     if (!o.json) {
       fmt::print("cells (d_model {}, state budget {}, length {}):\n", o.d_model,
                  o.budget ? std::to_string(o.budget) : "default", o.length);
-      fmt::print("  {:<22} {:>10} {:>10}  {:<40} {}\n", "name", "state", "params", "knobs", "description");
+      fmt::print("  {:<18} {:>7} {:>7}  {:<36} {:<36} {}\n", "name", "state", "params", "knobs", "sizing",
+                 "description");
     }
     for (const auto& c : cells) {
       arr.push_back({{"name", c.name}, {"description", c.description}, {"knobs", c.knobs}, {"options", c.options},
                      {"state_size", c.state_size}, {"parameters", c.parameters}});
       if (!o.json)
-        fmt::print("  {:<22} {:>10} {:>10}  {:<40} {}\n", c.name, c.state_size, c.parameters, c.knobs.dump(),
-                   c.description);
+        fmt::print("  {:<18} {:>7} {:>7}  {:<36} {:<36} {}\n", c.name, c.state_size, c.parameters, key_values(c.knobs),
+                   key_values(c.options), c.description);
     }
     out["cells"] = arr;
   }
