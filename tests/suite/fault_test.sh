@@ -12,7 +12,7 @@ cleanup() { [ -n "$runner" ] && kill -9 "$runner" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 [ -n "${RB_KEEP:-}" ] && trap "" EXIT && echo "keeping $tmp"
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
+check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; return 1; fi; }
 children() { ps -o pid=,stat= --ppid "$1" 2>/dev/null | awk '$2 !~ /^Z/ {print $1}'; }  # live, not zombies
 
 # The tiny battery with longer runs (so there is something to interrupt).
@@ -24,19 +24,20 @@ sed -e 's/"steps": 30/"steps": 150/' -e 's/"seeds": "0-2",/"seeds": "0-2", "thre
 "$rb" run --battery "$tmp/b.json" --out "$tmp/x" --jobs 2 >"$tmp/x1.out" 2>"$tmp/x1.err" &
 runner=$!
 # Wait for two finished runs and a busy worker, then kill -9 a worker.
-for _ in $(seq 600); do
+for _ in $(seq 3000); do  # up to ~5 minutes on a loaded machine
   n=$(ls "$tmp/x/runs" 2>/dev/null | grep -c '\.json$'); w=$(children "$runner" | head -1)
   [ "$n" -ge 2 ] && [ -n "$w" ] && break; sleep 0.1
 done
 sleep 0.5
 victim=$(children "$runner" | sort -n | tail -1)  # the newest worker: its run has just started
-check "a worker to kill" test -n "$victim"
+check "a worker to kill" test -n "$victim" ||
+  { echo "  runs done: $n; runner alive: $([ -e /proc/$runner ] && echo yes || echo no)"; ps -o pid,stat,etime,comm --ppid "$runner"; cat "$tmp/x1.err"; }
 kill -9 "$victim"
 for _ in $(seq 300); do grep -q "killed by signal 9" "$tmp/x1.err" && break; sleep 0.1; done
 check "the killed worker was reported and retried" grep -q "killed by signal 9.*(retrying)" "$tmp/x1.err"
 # Wait for one more finished run, then kill -9 the runner itself.
 n=$(ls "$tmp/x/runs" | grep -c '\.json$')
-for _ in $(seq 600); do
+for _ in $(seq 3000); do
   m=$(ls "$tmp/x/runs" | grep -c '\.json$'); [ "$m" -gt "$n" ] && break; sleep 0.1
 done
 sleep 0.3

@@ -45,6 +45,9 @@ check "each run trained once across the tasks" \
   test "$(cat "$tmp/slurm/slurm/logs"/array-*.out | grep -o '[0-9]* trained' | awk '{s+=$1} END {print s}')" = 8
 check "merge job wrote the aggregate" test -f "$tmp/slurm/aggregate.json"
 grep -h "merged" "$tmp/slurm/slurm/logs"/merge-*.out 2>/dev/null
+if "$rb" --help | grep -Eq '^ +report +[^(]'; then  # the merge job's report hook, once report is built
+  check "merge job wrote the report" test -f "$tmp/slurm/report.html"
+fi
 check "Slurm array aggregate = local aggregate (bytes)" cmp -s "$tmp/local/aggregate.json" "$tmp/slurm/aggregate.json"
 if grep -q "FAILED\|NodeFail\|CANCELLED" "$SLURM_LOCAL_DIR/log/jobcomp.txt" 2>/dev/null; then
   grep -E "JobId=($array|$merge)" "$SLURM_LOCAL_DIR/log/jobcomp.txt" | grep -E "FAILED|CANCELLED" && fail=1
