@@ -15,7 +15,7 @@ std::string short_hash(const json& j) {
 }
 
 json RunSpec::to_json() const {
-  return json{
+  json j{
       {"cell", {{"name", cell.name}, {"options", cell.options}}},
       {"model",
        {{"d_model", model.d_model}, {"layers", model.layers}, {"state_budget", model.state_budget},
@@ -35,6 +35,8 @@ json RunSpec::to_json() const {
         {"impl", train.impl}}},
       {"seed", seed},
   };
+  if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
+  return j;
 }
 
 namespace {
@@ -72,6 +74,14 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
   s.train.curriculum = require_field<std::string>(t, "curriculum", tw);
   s.train.curriculum_options = require_field<json>(t, "curriculum_options", tw);
   s.train.impl = require_field<std::string>(t, "impl", tw);
+  if (t.contains("eval_lengths")) {
+    const json lengths = require_field<json>(t, "eval_lengths", tw);
+    if (!lengths.is_array()) throw UsageError(tw + ": field 'eval_lengths' must be a list of integers");
+    for (const auto& l : lengths) {
+      if (!l.is_number_integer()) throw UsageError(tw + ": field 'eval_lengths' must be a list of integers, got " + l.dump());
+      s.train.eval_lengths.push_back(l.get<int64_t>());
+    }
+  }
   s.seed = require_field<int64_t>(j, "seed", where);
   return s;
 }

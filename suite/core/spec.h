@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,8 +43,11 @@ struct TrainSpec {
   int64_t eval_every = 50;           // steps between evaluations on the held-out set
   int64_t eval_examples = 512;       // size of the fixed held-out set
   double threshold = 0.99;           // lock-in: held-out accuracy ≥ threshold (training stops there)
-  std::string curriculum = "none";   // curriculum name (tasks/curriculum.h)
-  json curriculum_options = json::object();
+  std::string curriculum = "none";   // curriculum name (tasks/curriculum.h): none|distance|ramp|gated
+  json curriculum_options = json::object();  // its options; resolve_spec fills in the defaults
+  // Extra held-out lengths for a length-generalisation curve (evaluated at the end of training); empty =
+  // none. Recorded in to_json() only when non-empty, so keys of runs without it are unchanged.
+  std::vector<int64_t> eval_lengths;
   std::string impl = "auto";         // kernel implementation the cell trains on: auto|ref|chunked|fused
 };
 

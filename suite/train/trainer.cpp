@@ -1,5 +1,10 @@
 // The trainer: AdamW with linear warmup and cosine decay, batches generated on the fly from the run's
-// seed, evaluation on a fixed held-out set at the target length, early stop at lock-in, learning curve.
+// seed at the difficulty the run's curriculum (tasks/curriculum.h) sets for each step, evaluation on a
+// fixed held-out set at the target length (never on training batches), early stop at lock-in, learning
+// curve with the curriculum stage at every point. At the end: per-group accuracy for tasks that define a
+// breakdown (s5: per depth) and, when spec.train.eval_lengths is set, a length-generalisation curve on
+// held-out sets at those lengths (the model's position table, and attention's max_length, then cover the
+// longest of them).
 //
 // Determinism: model initialisation is seeded from the run seed; training batch i comes from
 // derive_seed(seed, "train", i); the held-out set depends only on the task spec (every seed of a config
@@ -9,6 +14,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include <torch/torch.h>
 
@@ -17,6 +23,7 @@
 #include "suite/core/rng.h"
 #include "suite/train/model.h"
 #include "suite/train/train_api.h"
+#include "tasks/curriculum.h"
 #include "tasks/task.h"
 
 namespace rb {
@@ -39,13 +46,20 @@ Tensors to_tensors(const Batch& b) {
           torch::from_blob(const_cast<int64_t*>(b.labels.data()), {b.n, b.length}, opts).clone()};
 }
 
+struct Evaluation {
+  double accuracy = 0.0;
+  std::vector<double> correct_at, supervised_at;  // per position, summed over examples
+};
+
 // Held-out accuracy: argmax over the whole vocabulary at supervised positions, averaged per example and
-// then over examples (Zoology's metric).
-double evaluate(RecallModel& model, const Tensors& eval) {
+// then over examples (Zoology's metric). Also counts correct and supervised labels per position, for
+// breakdowns (s5 depth).
+Evaluation evaluate(RecallModel& model, const Tensors& eval) {
   torch::NoGradGuard no_grad;
   model->eval();
-  const int64_t N = eval.inputs.size(0);
+  const int64_t N = eval.inputs.size(0), T = eval.inputs.size(1);
   double total = 0.0;
+  auto correct_at = torch::zeros({T}, torch::kFloat64), supervised_at = torch::zeros({T}, torch::kFloat64);
   for (int64_t s = 0; s < N; s += 128) {
     const int64_t n = std::min<int64_t>(128, N - s);
     auto x = eval.inputs.narrow(0, s, n), y = eval.labels.narrow(0, s, n);
@@ -56,9 +70,49 @@ double evaluate(RecallModel& model, const Tensors& eval) {
     correct.index_put_({mask}, (pred == y.index({mask})).to(torch::kFloat64));
     auto per_example = correct.sum(1) / mask.sum(1).clamp_min(1).to(torch::kFloat64);
     total += per_example.sum().item<double>();
+    correct_at += correct.sum(0);
+    supervised_at += mask.to(torch::kFloat64).sum(0);
   }
   model->train();
-  return total / static_cast<double>(N);
+  Evaluation e;
+  e.accuracy = total / static_cast<double>(N);
+  e.correct_at.assign(correct_at.data_ptr<double>(), correct_at.data_ptr<double>() + T);
+  e.supervised_at.assign(supervised_at.data_ptr<double>(), supervised_at.data_ptr<double>() + T);
+  return e;
+}
+
+// The held-out set of a task: depends only on the task's resolved options (same for every seed).
+Tensors held_out(const Task& task, int64_t examples) {
+  return to_tensors(task.generate(examples, derive_seed(hash_string(task.options().dump()), "eval")));
+}
+
+// The task at another length (for the length-generalisation curve); UsageError if the task has no
+// length option or cannot be built at that length.
+std::unique_ptr<Task> task_at_length(const RunSpec& spec, int64_t length) {
+  RB_CHECK_INPUT(spec.task.options.contains("length"),
+                 "train: eval_lengths needs a task with a 'length' option; task " + spec.task.name + " has none");
+  auto options = spec.task.options;
+  options["length"] = length;
+  return make_task(spec.task.name, options);
+}
+
+// Per-group held-out accuracy, {"by": name, "groups": [{"group": g, "accuracy": a, "labels": n}]}.
+nlohmann::json breakdown_json(const Task& task, const Evaluation& e) {
+  std::map<int64_t, std::pair<double, double>> groups;  // group → (correct, supervised)
+  for (size_t t = 0; t < e.correct_at.size(); ++t) {
+    const int64_t g = task.breakdown_group(static_cast<int64_t>(t));
+    if (g < 0 || e.supervised_at[t] == 0) continue;
+    groups[g].first += e.correct_at[t];
+    groups[g].second += e.supervised_at[t];
+  }
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& [g, cs] : groups)
+    arr.push_back({{"group", g}, {"accuracy", cs.first / cs.second}, {"labels", static_cast<int64_t>(cs.second)}});
+  return {{"by", task.breakdown_name()}, {"groups", arr}};
+}
+
+CurriculumContext curriculum_context(const RunSpec& spec, const Task& task) {
+  return {spec.train.steps, task.max_distance(), task.length()};
 }
 
 double lr_at(const TrainSpec& t, int64_t step) {
@@ -92,8 +146,20 @@ RunSpec resolve_spec(RunSpec spec) {
   RB_CHECK_INPUT(t.eval_every >= 1, "train: eval_every must be ≥ 1");
   RB_CHECK_INPUT(t.eval_examples >= 1, "train: eval_examples must be ≥ 1");
   RB_CHECK_INPUT(t.threshold > 0 && t.threshold <= 1, "train: threshold must be in (0, 1]");
-  RB_CHECK_INPUT(t.curriculum == "none",
-                 "train: unknown curriculum '" + t.curriculum + "' (valid: none)");
+  RB_CHECK_INPUT(spec.train.curriculum_options.is_object(),
+                 "train: curriculum_options must be a JSON object, got " + spec.train.curriculum_options.dump());
+  try {
+    spec.train.curriculum_options =
+        make_curriculum(t.curriculum, t.curriculum_options, curriculum_context(spec, *task))->options();
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("train: ") + e.what(), e.hint().empty()
+                                                            ? "valid curricula: " + CurriculumRegistry::instance().joined_names()
+                                                            : e.hint());
+  }
+  for (int64_t length : t.eval_lengths) {
+    RB_CHECK_INPUT(length >= 1, "train: eval_lengths must be ≥ 1, got " + std::to_string(length));
+    task_at_length(spec, length);  // builds it: impossible lengths fail here, before any training
+  }
   CellConfig cfg;
   cfg.d_model = spec.model.d_model;
   cfg.state_budget = spec.model.state_budget;
@@ -109,35 +175,51 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   set_torch_threads(threads);
   torch::manual_seed(static_cast<uint64_t>(spec.seed));
   auto task = make_task(spec.task.name, spec.task.options);
-  RecallModel model(spec, task->vocab_size(), task->length());
+  int64_t max_length = task->length();
+  for (int64_t length : spec.train.eval_lengths) max_length = std::max(max_length, length);
+  RecallModel model(spec, task->vocab_size(), max_length);
   int64_t params = 0;
   for (const auto& p : model->parameters()) params += p.numel();
+  auto curriculum = make_curriculum(spec.train.curriculum, spec.train.curriculum_options,
+                                    curriculum_context(spec, *task));
 
-  const Tensors eval = to_tensors(task->generate(spec.train.eval_examples,
-                                                 derive_seed(hash_string(task->options().dump()), "eval")));
+  const Tensors eval = held_out(*task, spec.train.eval_examples);
+  Evaluation last_eval;
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(spec.train.lr).weight_decay(spec.train.weight_decay));
 
   nlohmann::json curve = nlohmann::json::array();
   std::string status = "ok", message;
-  double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN;
-  int64_t loss_count = 0, step = 0, lock_in_step = -1;
+  nlohmann::json divergence = nullptr;
+  double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN, train_acc_sum = 0.0;
+  int64_t loss_count = 0, step = 0, lock_in_step = -1, best_step = 0;
   auto window_start = Clock::now();
   int64_t window_steps = 0;
 
   for (step = 1; step <= spec.train.steps; ++step) {
     const double lr = lr_at(spec.train, step);
     for (auto& group : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-    const Tensors batch = to_tensors(task->generate(spec.train.batch, derive_seed(spec.seed, "train", step)));
-    auto mask = batch.labels != kIgnore;
-    auto h = model->hidden(batch.inputs);
-    auto loss = torch::nn::functional::cross_entropy(model->logits(h.index({mask})), batch.labels.index({mask}));
+    const Difficulty difficulty = curriculum->difficulty(step);
+    const Tensors batch =
+        to_tensors(task->generate(spec.train.batch, derive_seed(spec.seed, "train", step), difficulty));
+    auto mask = batch.labels != kIgnore;                          // {B, T}
+    auto h = model->hidden(batch.inputs);                         // {B, T, D}
+    auto targets = batch.labels.index({mask});                    // {M}
+    auto logits = model->logits(h.index({mask}));                 // {M, vocab}
+    auto loss = torch::nn::functional::cross_entropy(logits, targets);
     const double loss_value = loss.item<double>();
     if (!std::isfinite(loss_value) || loss_value > kExplodingLoss) {
       status = "diverged";
       message = "training loss became " + std::to_string(loss_value) + " at step " + std::to_string(step);
+      divergence = {{"step", step},
+                    {"reason", std::isfinite(loss_value) ? "exploding" : "nan"},
+                    {"loss", std::isfinite(loss_value) ? nlohmann::json(loss_value) : nlohmann::json(nullptr)}};
       break;
     }
+    // Training accuracy on this batch (fraction of supervised labels right): what `gated` measures.
+    const double train_acc = targets.numel() ? (logits.argmax(-1) == targets).to(torch::kFloat64).mean().item<double>() : 0.0;
+    curriculum->observe(step, train_acc);
+    train_acc_sum += train_acc;
     opt.zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(model->parameters(), kGradClip);
@@ -147,14 +229,25 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
     ++window_steps;
 
     if (step % spec.train.eval_every == 0 || step == spec.train.steps) {
-      last_acc = evaluate(model, eval);
-      best = std::max(best, last_acc);
+      last_eval = evaluate(model, eval);
+      last_acc = last_eval.accuracy;
+      if (last_acc > best) best = last_acc, best_step = step;
       last_loss = loss_sum / static_cast<double>(loss_count);
-      curve.push_back({{"step", step}, {"loss", last_loss}, {"accuracy", last_acc}, {"lr", lr}, {"stage", 0}});
+      curve.push_back({{"step", step},
+                       {"loss", last_loss},
+                       {"accuracy", last_acc},
+                       {"train_accuracy", train_acc_sum / static_cast<double>(loss_count)},
+                       {"lr", lr},
+                       {"stage", curriculum->stage()},
+                       {"difficulty", difficulty_json(difficulty)}});
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
+      const std::string stage = spec.train.curriculum == "none"
+                                    ? ""
+                                    : std::to_string(curriculum->stage()) + "/" + std::to_string(curriculum->stages());
       if (progress)
-        progress({spec.seed, step, spec.train.steps, last_loss, last_acc, window_steps / std::max(secs, 1e-9), ""});
+        progress({spec.seed, step, spec.train.steps, last_loss, last_acc, window_steps / std::max(secs, 1e-9), stage});
       loss_sum = 0.0;
+      train_acc_sum = 0.0;
       loss_count = 0;
       window_steps = 0;
       window_start = Clock::now();
@@ -165,6 +258,24 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
     }
   }
   const int64_t steps_done = std::min(step, spec.train.steps);
+  const double train_wall = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  // After training: the breakdown at the last evaluation, and the length-generalisation curve.
+  nlohmann::json breakdown = nullptr;
+  if (status == "ok" && !task->breakdown_name().empty() && !curve.empty()) breakdown = breakdown_json(*task, last_eval);
+  nlohmann::json lengths = nlohmann::json::array();
+  if (status == "ok") {
+    for (int64_t length : spec.train.eval_lengths) {
+      auto other = task_at_length(spec, length);
+      const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples));
+      lengths.push_back({{"length", length}, {"accuracy", e.accuracy}});
+    }
+  }
+  nlohmann::json history = nlohmann::json::array();
+  for (const auto& r : curriculum->history()) {
+    auto d = difficulty_json(r.difficulty);
+    history.push_back({{"step", r.step}, {"stage", r.stage}, {"max_distance", d["max_distance"]}, {"length", d["length"]}});
+  }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
   nlohmann::json result = {
@@ -173,11 +284,20 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
       {"final_accuracy", status == "ok" ? last_acc : 0.0},
       {"best_accuracy", best},
       {"final_loss", std::isfinite(last_loss) ? nlohmann::json(last_loss) : nlohmann::json(nullptr)},
+      {"best_step", best_step > 0 ? nlohmann::json(best_step) : nlohmann::json(nullptr)},
       {"locked_in", lock_in_step >= 0},
       {"lock_in_step", lock_in_step >= 0 ? nlohmann::json(lock_in_step) : nlohmann::json(nullptr)},
       {"steps", steps_done},
       {"wall_seconds", wall},
-      {"steps_per_second", steps_done / std::max(wall, 1e-9)},
+      {"steps_per_second", steps_done / std::max(train_wall, 1e-9)},
+      {"divergence", divergence},
+      {"curriculum",
+       {{"name", spec.train.curriculum},
+        {"stages", curriculum->stages()},
+        {"final_stage", curriculum->stage()},
+        {"history", history}}},
+      {"breakdown", breakdown},
+      {"length_generalisation", lengths},
       {"state_size", model->state_size()},
       {"parameters", params},
       {"capacity_bits", task->capacity_bits()},
