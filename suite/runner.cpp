@@ -34,12 +34,9 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-std::string self_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  RB_ASSERT(!ec, "cannot read /proc/self/exe: " + ec.message());
-  return p.string();
-}
+// The worker binary: this process's own executable through /proc/self/exe, which names the running
+// inode even after a rebuild replaces (or deletes) the file it was started from.
+std::string self_executable() { return "/proc/self/exe"; }
 
 std::string clock_text(double seconds) {
   if (seconds < 0) return "--";
@@ -106,6 +103,8 @@ pid_t spawn_worker(const std::string& exe, const RunSpec& spec, const Store& sto
     if (null >= 0) ::dup2(null, STDIN_FILENO);
     ::fcntl(lock_fd, F_SETFD, 0);  // keep the claim open in the worker
     ::execv(argv[0], argv.data());
+    const char msg[] = "recallbench runner: exec of the worker binary failed\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
     ::_exit(127);
   }
   return pid;
