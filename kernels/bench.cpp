@@ -191,6 +191,7 @@ int run_kernel_bench(const KernelBenchOptions& o) {
   benchmark::ClearRegisteredBenchmarks();  // a second call in one process starts afresh
   if (register_matching(filter, multithreaded) == 0)
     throw UsageError("bench: --filter '" + o.filter + "' matched no benchmark", "see `recallbench bench --list`");
+  if (o.ceilings) bench_extra::register_ceilings(multithreaded);  // every kernel's fraction of the ceilings
   // Google Benchmark 1.7's Shutdown() frees the custom context without resetting it, so this harness never
   // calls Shutdown and adds each context key once per process.
   static std::set<std::string> added;

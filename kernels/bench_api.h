@@ -17,6 +17,8 @@ struct KernelBenchOptions {
   nlohmann::json context;       // the run context (capture_context), recorded in the output
   bool list_only = false;       // print the benchmark names and exit
   int threads = 1;              // LibTorch threads the caller set; > 1 times wall clock, else process CPU time
+  bool ceilings = true;         // also measure the machine's ceilings (fp32 GEMM, triad bandwidth) and give each
+                                // kernel's fraction of them (kernels/bench_extra.h)
 };
 
 // `filter` selects benchmarks by regex search on "<kernel>/<fwd|fwdbwd>/B:8/H:2/T:1024/K:64/V:64"; the

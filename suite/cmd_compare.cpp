@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "reports/cli_options.h"
+#include "reports/speed_gate.h"
 #include "suite/cli.h"
 
 namespace rb {
@@ -17,6 +18,8 @@ struct CompareOptions {
   std::string baseline, current;
   reports::GateFlags gate;
   reports::OutputFlags out;
+  double threshold = 0.10;  // benchmark files: the speed gate's slowdown threshold
+  bool aa = false;          // benchmark files: A/A noise calibration
 };
 
 CommandFn add_compare_command(CLI::App& s) {
@@ -29,7 +32,36 @@ CommandFn add_compare_command(CLI::App& s) {
       ->required();
   reports::add_gate_flags(sub, o->gate);
   reports::add_output_flags(sub, o->out);
-  return [o]() { return reports::run_report(o->current, o->baseline, o->gate, o->out, {}, false); };
+  sub->add_option("--threshold", o->threshold,
+                  "Benchmark files: a slowdown of the median must exceed this fraction to be a regression (default "
+                  "0.10 = 10%)")
+      ->check(CLI::Range(0.0, 100.0));
+  sub->add_flag("--aa", o->aa,
+                "Benchmark files: the two are runs of the same build (A/A); report the noise and a threshold");
+  return [o]() {
+    // Google Benchmark JSON (recallbench bench --out) goes to the speed gate (reports/speed_gate.h).
+    const bool base_bench = reports::is_bench_file(o->baseline), cur_bench = reports::is_bench_file(o->current);
+    if (base_bench != cur_bench)
+      throw UsageError("compare: got one benchmark file and one recall result (" +
+                       (base_bench ? o->baseline : o->current) + " is Google Benchmark JSON), expected two of a kind");
+    if (!base_bench) {
+      if (o->aa) throw UsageError("compare: --aa: got recall results, expected two benchmark files");
+      return reports::run_report(o->current, o->baseline, o->gate, o->out, {}, false);
+    }
+    if (!o->out.html.empty() || !o->out.bench.empty())
+      throw UsageError("compare: benchmark files: got --html/--bench, expected only --json and --md");
+    reports::SpeedCompareRequest r;
+    r.baseline = o->baseline;
+    r.current = o->current;
+    r.options.threshold = o->threshold;
+    r.options.alpha = o->gate.gate.alpha;
+    r.options.adjust = stats::parse_adjust_method(o->gate.adjust);
+    r.fail_on_inconclusive = o->gate.fail_on_inconclusive;
+    r.aa = o->aa;
+    r.json_out = o->out.json;
+    r.md_out = o->out.md;
+    return reports::run_speed_compare(r);
+  };
 }
 
 }  // namespace

@@ -1,0 +1,354 @@
+// The speed gate over Google Benchmark JSON files and the A/A noise calibration (see speed_gate.h).
+#include "reports/speed_gate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "suite/core/errors.h"
+#include "reports/report.h"
+#include "suite/core/json_io.h"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+double unit_to_ns(const std::string& unit, const std::string& where) {
+  if (unit == "ns") return 1.0;
+  if (unit == "us") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  throw UsageError(where + ": time_unit: got '" + unit + "', expected ns, us, ms or s");
+}
+
+// Quantile with linear interpolation between order statistics (R's type 7). `v` non-empty.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+double median(const std::vector<double>& v) { return quantile(v, 0.5); }
+
+int severity(SpeedVerdict v) {
+  switch (v) {
+    case SpeedVerdict::kRegression: return 4;
+    case SpeedVerdict::kInconclusive: return 3;
+    case SpeedVerdict::kUnreliable: return 2;
+    case SpeedVerdict::kImprovement: return 1;
+    case SpeedVerdict::kNoChange: return 0;
+  }
+  return 0;
+}
+
+std::string pct(double x) { return fmt::format("{:+.1f}%", 100.0 * x); }
+
+std::string time_str(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
+
+}  // namespace
+
+const char* speed_verdict_name(SpeedVerdict v) {
+  switch (v) {
+    case SpeedVerdict::kNoChange: return "no change";
+    case SpeedVerdict::kImprovement: return "improvement";
+    case SpeedVerdict::kUnreliable: return "unreliable";
+    case SpeedVerdict::kInconclusive: return "inconclusive";
+    case SpeedVerdict::kRegression: return "regression";
+  }
+  return "?";
+}
+
+bool is_bench_json(const json& doc) {
+  return doc.is_object() && doc.contains("benchmarks") && doc.contains("context") && doc["benchmarks"].is_array();
+}
+
+BenchFile bench_file_from_json(const json& doc, const std::string& path, const std::string& time_key) {
+  const std::string where = path.empty() ? std::string("benchmark file") : path;
+  if (!is_bench_json(doc))
+    throw UsageError(where + ": got a JSON document without `benchmarks` and `context`, expected Google Benchmark "
+                             "JSON (recallbench bench --out FILE)");
+  BenchFile f;
+  f.path = path;
+  f.context = doc["context"];
+  f.time_key = time_key;
+  if (f.time_key.empty()) {
+    const auto rb = doc.value("recallbench", json::object());
+    f.time_key = rb.is_object() ? rb.value("time", std::string("real_time")) : std::string("real_time");
+  }
+  if (f.time_key != "cpu_time" && f.time_key != "real_time")
+    throw UsageError(where + ": time: got '" + f.time_key + "', expected cpu_time or real_time");
+  for (const auto& b : doc["benchmarks"]) {
+    if (!b.is_object()) throw UsageError(where + ": benchmarks: got a non-object row, expected objects");
+    if (b.value("run_type", std::string("iteration")) != "iteration") continue;  // aggregates are recomputed
+    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>()) continue;
+    const std::string name = b.contains("run_name") ? b["run_name"].get<std::string>() : b.value("name", std::string());
+    if (name.empty()) throw UsageError(where + ": got a benchmark row without a name, expected `name` or `run_name`");
+    if (!b.contains(f.time_key) || !b[f.time_key].is_number())
+      throw UsageError(where + ": " + name + ": got no numeric `" + f.time_key + "`, expected one per row");
+    const double t = b[f.time_key].get<double>() * unit_to_ns(b.value("time_unit", std::string("ns")), where + ": " + name);
+    if (!(t > 0) || !std::isfinite(t))
+      throw UsageError(where + ": " + name + ": got time " + fmt::format("{}", t) + ", expected a positive number");
+    f.runs[name].push_back(t);
+  }
+  return f;
+}
+
+BenchFile read_bench_file(const std::string& path, const std::string& time_key) {
+  return bench_file_from_json(read_json_file(path), path, time_key);
+}
+
+SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
+  RB_CHECK_INPUT(o.threshold >= 0 && std::isfinite(o.threshold),
+                 "speed gate: --threshold: got " + fmt::format("{}", o.threshold) + ", expected a fraction ≥ 0 (0.1 = 10%)");
+  RB_CHECK_INPUT(o.alpha > 0 && o.alpha < 1, "speed gate: --alpha: got " + fmt::format("{}", o.alpha) + ", expected 0 < alpha < 1");
+  RB_CHECK_INPUT(o.min_repetitions >= 2, "speed gate: minimum repetitions: got " + std::to_string(o.min_repetitions) +
+                                             ", expected ≥ 2");
+  if (baseline.time_key != current.time_key)
+    throw UsageError("speed gate: the baseline times " + baseline.time_key + " and the current file " + current.time_key +
+                     ", expected the same (both runs with the same --threads)");
+  SpeedComparison c;
+  c.options = o;
+  c.time_key = baseline.time_key;
+  for (const auto& [name, _] : baseline.runs)
+    if (!current.runs.count(name)) c.missing_in_current.push_back(name);
+  for (const auto& [name, _] : current.runs)
+    if (!baseline.runs.count(name)) c.missing_in_baseline.push_back(name);
+  std::vector<double> pvals;
+  std::vector<size_t> tested;
+  for (const auto& [name, base] : baseline.runs) {
+    auto it = current.runs.find(name);
+    if (it == current.runs.end()) continue;
+    const auto& cur = it->second;
+    BenchComparison b;
+    b.name = name;
+    b.n_base = static_cast<int64_t>(base.size());
+    b.n_cur = static_cast<int64_t>(cur.size());
+    b.median_base = median(base);
+    b.median_cur = median(cur);
+    b.change = b.median_cur / b.median_base - 1.0;
+    if (b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
+      b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
+      b.tested = true;
+      pvals.push_back(b.p);
+      tested.push_back(c.benchmarks.size());
+    }
+    c.benchmarks.push_back(b);
+  }
+  if (c.benchmarks.empty())
+    throw UsageError("speed gate: the two benchmark files share no benchmark (baseline " +
+                     std::to_string(baseline.runs.size()) + ", current " + std::to_string(current.runs.size()) +
+                     "), expected the same benchmark names");
+  const auto adj = stats::p_adjust(pvals, o.adjust);
+  for (size_t i = 0; i < tested.size(); ++i) c.benchmarks[tested[i]].p_adj = adj[i];
+  c.tests = static_cast<int64_t>(tested.size());
+  for (auto& b : c.benchmarks) {
+    const bool slower = b.change > o.threshold;
+    const bool faster = b.change < -o.threshold;
+    const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
+    if (!b.tested) {
+      b.verdict = SpeedVerdict::kUnreliable;
+      b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
+                             o.min_repetitions);
+    } else if (slower && sig) {
+      b.verdict = SpeedVerdict::kRegression;
+      b.reason = fmt::format("slower by {} > {:.0f}% and significant (adjusted p = {:.3g})", pct(b.change),
+                             100 * o.threshold, b.p_adj);
+    } else if (faster && sig) {
+      b.verdict = SpeedVerdict::kImprovement;
+      b.reason = fmt::format("faster by {} and significant (adjusted p = {:.3g})", pct(b.change), b.p_adj);
+    } else if (slower) {
+      b.verdict = SpeedVerdict::kInconclusive;
+      b.reason = fmt::format("slower by {} > {:.0f}% but not significant (adjusted p = {:.3g} > {})", pct(b.change),
+                             100 * o.threshold, b.p_adj, o.alpha);
+    } else {
+      b.verdict = SpeedVerdict::kNoChange;
+      b.reason = sig ? fmt::format("significant (adjusted p = {:.3g}) but {} is within the {:.0f}% threshold", b.p_adj,
+                                   pct(b.change), 100 * o.threshold)
+                     : fmt::format("{} within the {:.0f}% threshold or not significant", pct(b.change), 100 * o.threshold);
+    }
+    switch (b.verdict) {
+      case SpeedVerdict::kRegression: ++c.regressions; break;
+      case SpeedVerdict::kImprovement: ++c.improvements; break;
+      case SpeedVerdict::kInconclusive: ++c.inconclusive; break;
+      case SpeedVerdict::kUnreliable: ++c.unreliable; break;
+      case SpeedVerdict::kNoChange: ++c.unchanged; break;
+    }
+    if (severity(b.verdict) > severity(c.verdict)) c.verdict = b.verdict;
+  }
+  std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(), [](const BenchComparison& x, const BenchComparison& y) {
+    if (severity(x.verdict) != severity(y.verdict)) return severity(x.verdict) > severity(y.verdict);
+    return x.name < y.name;
+  });
+  return c;
+}
+
+int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive) {
+  if (c.regressions > 0) return kExitRegression;
+  if (fail_on_inconclusive && (c.inconclusive > 0 || c.unreliable > 0)) return kExitInconclusive;
+  return kExitOk;
+}
+
+json speed_comparison_to_json(const SpeedComparison& c) {
+  json rows = json::array();
+  for (const auto& b : c.benchmarks)
+    rows.push_back({{"name", b.name}, {"n_baseline", b.n_base}, {"n_current", b.n_cur},
+                    {"median_baseline_ns", b.median_base}, {"median_current_ns", b.median_cur}, {"change", b.change},
+                    {"p", b.tested ? json(b.p) : json(nullptr)}, {"p_adjusted", b.tested ? json(b.p_adj) : json(nullptr)},
+                    {"verdict", speed_verdict_name(b.verdict)}, {"reason", b.reason}});
+  return {{"kind", "speed_gate"},
+          {"verdict", speed_verdict_name(c.verdict)},
+          {"options",
+           {{"threshold", c.options.threshold}, {"alpha", c.options.alpha},
+            {"min_repetitions", c.options.min_repetitions}, {"adjust", stats::adjust_method_name(c.options.adjust)},
+            {"time", c.time_key}, {"test", "two-sided Mann-Whitney U on the repetitions"}}},
+          {"counts",
+           {{"regression", c.regressions}, {"improvement", c.improvements}, {"inconclusive", c.inconclusive},
+            {"unreliable", c.unreliable}, {"no_change", c.unchanged}, {"tests", c.tests}}},
+          {"benchmarks", rows},
+          {"missing_in_current", c.missing_in_current},
+          {"missing_in_baseline", c.missing_in_baseline}};
+}
+
+std::string speed_comparison_table(const SpeedComparison& c) {
+  size_t w = 9;
+  for (const auto& b : c.benchmarks) w = std::max(w, b.name.size());
+  std::string out = fmt::format("{:<{}}  {:>13}  {:>13}  {:>8}  {:>9}  {:>5}  {}\n", "benchmark", w, "baseline",
+                                "current", "change", "p (adj.)", "reps", "verdict");
+  for (const auto& b : c.benchmarks)
+    out += fmt::format("{:<{}}  {:>13}  {:>13}  {:>8}  {:>9}  {:>5}  {}\n", b.name, w, time_str(b.median_base),
+                       time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
+                       fmt::format("{}/{}", b.n_base, b.n_cur), speed_verdict_name(b.verdict));
+  for (const auto& n : c.missing_in_current) out += "missing in current: " + n + "\n";
+  for (const auto& n : c.missing_in_baseline) out += "new (not in baseline): " + n + "\n";
+  out += fmt::format(
+      "speed gate: {} ({} regression, {} improvement, {} inconclusive, {} unreliable, {} no change; {} of {}, "
+      "threshold {:.0f}%, {} at alpha {}, ≥ {} repetitions)\n",
+      speed_verdict_name(c.verdict), c.regressions, c.improvements, c.inconclusive, c.unreliable, c.unchanged,
+      c.time_key, c.benchmarks.size(), 100 * c.options.threshold, stats::adjust_method_name(c.options.adjust),
+      c.options.alpha, c.options.min_repetitions);
+  return out;
+}
+
+std::string speed_comparison_markdown(const SpeedComparison& c) {
+  std::string out = fmt::format("### Speed gate: {}\n\n", speed_verdict_name(c.verdict));
+  out += fmt::format(
+      "{} benchmarks ({}): {} regression, {} improvement, {} inconclusive, {} unreliable, {} no change. A slowdown "
+      "is a regression when it exceeds {:.0f}% and a two-sided Mann–Whitney U test on the repetitions is "
+      "significant at {} after {} adjustment.\n\n",
+      c.benchmarks.size(), c.time_key, c.regressions, c.improvements, c.inconclusive, c.unreliable, c.unchanged,
+      100 * c.options.threshold, c.options.alpha, stats::adjust_method_name(c.options.adjust));
+  out += "| benchmark | baseline | current | change | p (adj.) | reps | verdict |\n|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& b : c.benchmarks)
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {}/{} | {} |\n", b.name, time_str(b.median_base),
+                       time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
+                       b.n_base, b.n_cur, speed_verdict_name(b.verdict));
+  if (!c.missing_in_current.empty())
+    out += fmt::format("\nMissing in current: {}\n", fmt::join(c.missing_in_current, ", "));
+  if (!c.missing_in_baseline.empty())
+    out += fmt::format("\nNew (not in baseline): {}\n", fmt::join(c.missing_in_baseline, ", "));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options) {
+  NoiseCalibration cal;
+  cal.gate = compare_bench(a, b, options);
+  for (const auto& [name, ra] : a.runs) {
+    auto it = b.runs.find(name);
+    if (it == b.runs.end()) continue;
+    const auto& rb = it->second;
+    NoiseRow r;
+    r.name = name;
+    r.n_a = static_cast<int64_t>(ra.size());
+    r.n_b = static_cast<int64_t>(rb.size());
+    r.change = median(rb) / median(ra) - 1.0;
+    auto rel_iqr = [](const std::vector<double>& v) { return (quantile(v, 0.75) - quantile(v, 0.25)) / median(v); };
+    r.spread = std::max(rel_iqr(ra), rel_iqr(rb));
+    if (r.n_a >= 2 && r.n_b >= 2) r.p = stats::mann_whitney_u(rb, ra, stats::Alternative::kTwoSided).p_value;
+    cal.max_abs_change = std::max(cal.max_abs_change, std::abs(r.change));
+    cal.max_spread = std::max(cal.max_spread, r.spread);
+    cal.rows.push_back(r);
+  }
+  const double raw = cal.max_abs_change + cal.max_spread;
+  cal.suggested_threshold = std::max(0.01, std::ceil(raw * 100.0 - 1e-9) / 100.0);
+  return cal;
+}
+
+json noise_calibration_to_json(const NoiseCalibration& c) {
+  json rows = json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"name", r.name}, {"n_a", r.n_a}, {"n_b", r.n_b}, {"change", r.change}, {"spread", r.spread},
+                    {"p", r.p}});
+  return {{"kind", "speed_noise_calibration"},
+          {"max_abs_change", c.max_abs_change},
+          {"max_spread", c.max_spread},
+          {"suggested_threshold", c.suggested_threshold},
+          {"benchmarks", rows},
+          {"gate", speed_comparison_to_json(c.gate)}};
+}
+
+std::string noise_calibration_table(const NoiseCalibration& c) {
+  size_t w = 9;
+  for (const auto& r : c.rows) w = std::max(w, r.name.size());
+  std::string out = fmt::format("{:<{}}  {:>9}  {:>11}  {:>8}  {:>5}\n", "benchmark", w, "A/A change", "spread (IQR)",
+                                "p", "reps");
+  for (const auto& r : c.rows)
+    out += fmt::format("{:<{}}  {:>9}  {:>11}  {:>8.3g}  {:>5}\n", r.name, w, pct(r.change),
+                       fmt::format("{:.1f}%", 100 * r.spread), r.p, fmt::format("{}/{}", r.n_a, r.n_b));
+  out += fmt::format(
+      "A/A: largest |change| {:.1f}%, largest within-run spread {:.1f}%; suggested --threshold {:.2f} "
+      "({:.0f}%); at --threshold {:.2f} the gate says: {} ({} flagged)\n",
+      100 * c.max_abs_change, 100 * c.max_spread, c.suggested_threshold, 100 * c.suggested_threshold,
+      c.gate.options.threshold, speed_verdict_name(c.gate.verdict), c.gate.regressions);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+bool is_bench_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path);
+  const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return !doc.is_discarded() && is_bench_json(doc);
+}
+
+int run_speed_compare(const SpeedCompareRequest& r) {
+  const BenchFile base = read_bench_file(r.baseline);
+  const BenchFile cur = read_bench_file(r.current);
+  if (r.aa) {
+    const NoiseCalibration cal = calibrate_noise(base, cur, r.options);
+    std::fputs(noise_calibration_table(cal).c_str(), stdout);
+    if (!r.json_out.empty()) write_json_atomic(r.json_out, noise_calibration_to_json(cal));
+    if (!r.md_out.empty())
+      write_text_file(r.md_out, fmt::format("### Speed noise (A/A)\n\nLargest |change| {:.1f}%, largest spread "
+                                            "{:.1f}%, suggested threshold {:.0f}%.\n\n",
+                                            100 * cal.max_abs_change, 100 * cal.max_spread,
+                                            100 * cal.suggested_threshold) +
+                                    speed_comparison_markdown(cal.gate));
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  const SpeedComparison c = compare_bench(base, cur, r.options);
+  std::fputs(speed_comparison_table(c).c_str(), stdout);
+  if (!r.json_out.empty()) write_json_atomic(r.json_out, speed_comparison_to_json(c));
+  if (!r.md_out.empty()) write_text_file(r.md_out, speed_comparison_markdown(c));
+  std::fflush(stdout);
+  return speed_exit_code(c, r.fail_on_inconclusive);
+}
+
+}  // namespace rb::reports

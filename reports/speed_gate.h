@@ -1,0 +1,141 @@
+// The speed gate: two Google Benchmark JSON files (`recallbench bench --out`, or any Google Benchmark
+// program's --benchmark_out) compared benchmark by benchmark, and the A/A noise calibration.
+//
+// Decision rule, per benchmark present in both files: the relative change of the median time
+// (current / baseline − 1; positive = slower) and a two-sided Mann–Whitney U test on the repetitions.
+// Benchmarks with fewer than `min_repetitions` repetitions on either side get no test and are
+// "unreliable". The p-values of all tested benchmarks form one family, adjusted (Holm by default). A
+// benchmark is
+//   regression    when it is slower by more than `threshold` AND its adjusted p ≤ alpha;
+//   improvement   when it is faster by more than `threshold` AND its adjusted p ≤ alpha;
+//   inconclusive  when it is slower by more than `threshold` but not significant;
+//   unreliable    when it has too few repetitions to be tested;
+//   no change     otherwise.
+// The overall verdict is the worst: regression > inconclusive/unreliable > improvement > no change.
+// Exit codes are the recall gate's: 0, 1 on a regression, 3 when inconclusive or unreliable and
+// --fail-on-inconclusive.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "stats/stats.h"
+
+namespace rb::reports {
+
+// One benchmark file: the per-repetition times of each benchmark, in nanoseconds.
+struct BenchFile {
+  std::string path;
+  std::string time_key;                             // "cpu_time" or "real_time"
+  std::map<std::string, std::vector<double>> runs;  // run_name → repetition times (ns), in file order
+  nlohmann::json context = nlohmann::json::object();
+};
+
+// Whether `doc` is Google Benchmark JSON (has `benchmarks` and `context`).
+bool is_bench_json(const nlohmann::json& doc);
+
+// Reads a benchmark file. `time_key` "" takes the file's own choice (recallbench's `recallbench.time`,
+// else "real_time"). Aggregate rows (mean, median, stddev, cv) are skipped: the gate recomputes them
+// from the repetitions. Throws UsageError when the document is not Google Benchmark JSON or a row lacks
+// its time.
+BenchFile bench_file_from_json(const nlohmann::json& doc, const std::string& path = "",
+                               const std::string& time_key = "");
+BenchFile read_bench_file(const std::string& path, const std::string& time_key = "");
+
+struct SpeedGateOptions {
+  double threshold = 0.10;       // a slowdown must exceed this relative change (0.10 = 10%)
+  double alpha = 0.05;           // family-wise error rate after adjustment
+  int64_t min_repetitions = 9;   // fewer on either side → "unreliable"
+  stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;
+};
+
+enum class SpeedVerdict { kNoChange, kImprovement, kUnreliable, kInconclusive, kRegression };
+// "no change", "improvement", "unreliable", "inconclusive", "regression".
+const char* speed_verdict_name(SpeedVerdict v);
+
+struct BenchComparison {
+  std::string name;
+  int64_t n_base = 0, n_cur = 0;
+  double median_base = 0.0, median_cur = 0.0;  // ns
+  double change = 0.0;                         // median_cur / median_base − 1 (positive: slower)
+  double p = 1.0;                              // two-sided Mann–Whitney p (1 when not tested)
+  double p_adj = 1.0;                          // after adjustment across the tested benchmarks
+  bool tested = false;
+  SpeedVerdict verdict = SpeedVerdict::kNoChange;
+  std::string reason;
+};
+
+struct SpeedComparison {
+  SpeedGateOptions options;
+  std::string time_key;
+  std::vector<BenchComparison> benchmarks;     // sorted by verdict severity, then name
+  std::vector<std::string> missing_in_current; // baseline benchmarks the current file lacks
+  std::vector<std::string> missing_in_baseline;
+  int64_t tests = 0;
+  SpeedVerdict verdict = SpeedVerdict::kNoChange;
+  int64_t regressions = 0, improvements = 0, inconclusive = 0, unreliable = 0, unchanged = 0;
+};
+
+// Compares `current` with `baseline` (see the file comment). Throws UsageError when the two use
+// different time keys, when they share no benchmark, or on bad options.
+SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& options = {});
+
+// 0; 1 on a regression; 3 when inconclusive or unreliable and `fail_on_inconclusive`.
+int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive);
+
+nlohmann::json speed_comparison_to_json(const SpeedComparison& c);
+std::string speed_comparison_table(const SpeedComparison& c);     // the human table (stdout)
+std::string speed_comparison_markdown(const SpeedComparison& c);
+
+// ---------------------------------------------------------------------------------------------------
+// A/A noise calibration: two runs of the same build. Per benchmark, the change of the median between
+// the runs and the spread of the repetitions within each run; and the smallest threshold this machine
+// supports.
+// ---------------------------------------------------------------------------------------------------
+
+struct NoiseRow {
+  std::string name;
+  int64_t n_a = 0, n_b = 0;
+  double change = 0.0;      // median_b / median_a − 1
+  double spread = 0.0;      // the larger of the two runs' relative interquartile ranges (IQR / median)
+  double p = 1.0;           // two-sided Mann–Whitney p between the runs (1 when too few repetitions)
+};
+
+struct NoiseCalibration {
+  std::vector<NoiseRow> rows;      // by name
+  double max_abs_change = 0.0;     // largest |A/A change of the median|
+  double max_spread = 0.0;         // largest within-run relative IQR
+  // Smallest threshold the A/A run supports: max(|change|) + max(spread), rounded up to the next whole
+  // percent and at least 1%. Below it an unchanged build can look like a slowdown.
+  double suggested_threshold = 0.0;
+  SpeedComparison gate;            // the A/A pair through the gate at the given options (should pass)
+};
+
+NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options = {});
+nlohmann::json noise_calibration_to_json(const NoiseCalibration& c);
+std::string noise_calibration_table(const NoiseCalibration& c);
+
+// ---------------------------------------------------------------------------------------------------
+// `recallbench compare` on benchmark files
+// ---------------------------------------------------------------------------------------------------
+
+// Whether the file at `path` is Google Benchmark JSON (false for a directory, a non-JSON or other JSON).
+bool is_bench_file(const std::string& path);
+
+struct SpeedCompareRequest {
+  std::string baseline, current;  // benchmark files
+  SpeedGateOptions options;
+  bool fail_on_inconclusive = false;
+  bool aa = false;                // A/A calibration instead of the gate
+  std::string json_out, md_out;   // written when not empty
+};
+
+// Reads both files (before writing anything), compares or calibrates, prints the table, writes the
+// requested documents, and returns the exit code (A/A: always 0).
+int run_speed_compare(const SpeedCompareRequest& request);
+
+}  // namespace rb::reports

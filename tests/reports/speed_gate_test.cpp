@@ -1,0 +1,253 @@
+// reports/speed_gate: the speed gate's decisions and the A/A calibration on planted Google Benchmark JSON
+// (built in memory with seeded noise; no benchmark runs here, so nothing is timed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "reports/speed_gate.h"
+#include "suite/core/errors.h"
+#include "suite/core/json_io.h"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// A benchmark's planted repetitions: `reps` times around `ms` with multiplicative log-normal noise `sd`,
+// written as Google Benchmark writes them (iteration rows, then mean/median/stddev aggregates).
+struct Planted {
+  std::string name;
+  double ms = 1.0;
+};
+
+json bench_doc(const std::vector<Planted>& benches, int reps, double sd, uint32_t seed, double slow_factor = 1.0,
+               const std::string& slow_name = "", const std::string& time_key = "cpu_time") {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, sd);
+  json rows = json::array();
+  for (const auto& b : benches) {
+    const std::string run_name = b.name + "/process_time";
+    double sum = 0.0;
+    for (int r = 0; r < reps; ++r) {
+      const double t = b.ms * std::exp(noise(rng)) * (b.name == slow_name ? slow_factor : 1.0);
+      sum += t;
+      rows.push_back({{"name", run_name}, {"run_name", run_name}, {"run_type", "iteration"}, {"repetitions", reps},
+                      {"repetition_index", r}, {"iterations", 100}, {"real_time", t}, {"cpu_time", t},
+                      {"time_unit", "ms"}});
+    }
+    for (const char* agg : {"mean", "median", "stddev"})
+      rows.push_back({{"name", run_name + "_" + agg}, {"run_name", run_name}, {"run_type", "aggregate"},
+                      {"aggregate_name", agg}, {"real_time", agg == std::string("stddev") ? 0.01 : sum / reps},
+                      {"cpu_time", agg == std::string("stddev") ? 0.01 : sum / reps}, {"time_unit", "ms"}});
+  }
+  return {{"context", {{"date", "2026-11-29"}, {"num_cpus", 2}}},
+          {"benchmarks", rows},
+          {"recallbench", {{"time", time_key}}}};
+}
+
+std::vector<Planted> battery(int n) {
+  std::vector<Planted> out;
+  for (int i = 0; i < n; ++i) out.push_back({"kernel" + std::to_string(i) + "/fwd/T:" + std::to_string(64 << (i % 4)),
+                                             0.5 + 0.3 * i});
+  return out;
+}
+
+SpeedComparison run(const json& base, const json& cur, SpeedGateOptions o = {}) {
+  return compare_bench(bench_file_from_json(base, "base"), bench_file_from_json(cur, "cur"), o);
+}
+
+const BenchComparison& find(const SpeedComparison& c, const std::string& prefix) {
+  for (const auto& b : c.benchmarks)
+    if (b.name.rfind(prefix, 0) == 0) return b;
+  throw std::runtime_error("no benchmark " + prefix);
+}
+
+TEST(SpeedGate, ReadsRepetitionsSkipsAggregatesAndConvertsUnits) {
+  auto doc = bench_doc({{"a", 2.0}}, 9, 0.0, 1);
+  doc["benchmarks"][0]["time_unit"] = "us";
+  doc["benchmarks"][0]["cpu_time"] = 2000.0;
+  const auto f = bench_file_from_json(doc, "x");
+  EXPECT_EQ(f.time_key, "cpu_time");
+  ASSERT_EQ(f.runs.size(), 1u);
+  const auto& r = f.runs.at("a/process_time");
+  ASSERT_EQ(r.size(), 9u);  // the 3 aggregate rows are not repetitions
+  for (double t : r) EXPECT_DOUBLE_EQ(t, 2e6);  // ns
+  EXPECT_TRUE(is_bench_json(doc));
+  EXPECT_FALSE(is_bench_json(json{{"configs", json::array()}}));
+}
+
+TEST(SpeedGate, BadInputIsAUsageError) {
+  EXPECT_THROW(bench_file_from_json(json{{"runs", 1}}, "x"), UsageError);
+  auto doc = bench_doc({{"a", 1.0}}, 3, 0.0, 1);
+  doc["benchmarks"][0].erase("cpu_time");
+  EXPECT_THROW(bench_file_from_json(doc, "x"), UsageError);
+  doc = bench_doc({{"a", 1.0}}, 3, 0.0, 1);
+  doc["benchmarks"][1]["time_unit"] = "fortnights";
+  EXPECT_THROW(bench_file_from_json(doc, "x"), UsageError);
+  // Different time keys, and no shared benchmark.
+  EXPECT_THROW(run(bench_doc({{"a", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}}, 9, 0.01, 2, 1.0, "", "real_time")),
+               UsageError);
+  EXPECT_THROW(run(bench_doc({{"a", 1.0}}, 9, 0.01, 1), bench_doc({{"b", 1.0}}, 9, 0.01, 2)), UsageError);
+  SpeedGateOptions bad;
+  bad.threshold = -0.1;
+  EXPECT_THROW(run(bench_doc({{"a", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}}, 9, 0.01, 2), bad), UsageError);
+}
+
+TEST(SpeedGate, PlantedThirtyPercentSlowdownIsTheOnlyRegression) {
+  const auto benches = battery(12);
+  const auto c = run(bench_doc(benches, 9, 0.02, 1), bench_doc(benches, 9, 0.02, 2, 1.3, benches[5].name));
+  EXPECT_EQ(c.verdict, SpeedVerdict::kRegression);
+  EXPECT_EQ(c.regressions, 1);
+  EXPECT_EQ(c.tests, 12);
+  const auto& b = find(c, benches[5].name);
+  EXPECT_EQ(b.verdict, SpeedVerdict::kRegression) << b.reason;
+  EXPECT_NEAR(b.change, 0.3, 0.05);
+  EXPECT_LT(b.p_adj, 0.05);
+  EXPECT_EQ(c.benchmarks.front().name, b.name);  // most severe first
+  EXPECT_EQ(speed_exit_code(c, false), 1);
+}
+
+TEST(SpeedGate, AANeverFlaggedOverManyRepeatedComparisons) {
+  const auto benches = battery(20);
+  for (uint32_t trial = 0; trial < 50; ++trial) {
+    const auto c = run(bench_doc(benches, 9, 0.03, 100 + 2 * trial), bench_doc(benches, 9, 0.03, 101 + 2 * trial));
+    EXPECT_EQ(c.regressions, 0) << "trial " << trial;
+    EXPECT_EQ(speed_exit_code(c, false), 0);
+  }
+}
+
+TEST(SpeedGate, FewerThanNineRepetitionsAreUnreliable) {
+  const auto benches = battery(3);
+  const auto c = run(bench_doc(benches, 8, 0.01, 1), bench_doc(benches, 8, 0.01, 2, 2.0, benches[0].name));
+  EXPECT_EQ(c.tests, 0);
+  EXPECT_EQ(c.unreliable, 3);
+  EXPECT_EQ(c.regressions, 0);  // even a doubling is no verdict without repetitions
+  EXPECT_EQ(c.verdict, SpeedVerdict::kUnreliable);
+  EXPECT_EQ(speed_exit_code(c, false), 0);
+  EXPECT_EQ(speed_exit_code(c, true), 3);
+  // One side with 9 is not enough either.
+  const auto d = run(bench_doc(benches, 9, 0.01, 1), bench_doc(benches, 8, 0.01, 2));
+  EXPECT_EQ(d.unreliable, 3);
+}
+
+TEST(SpeedGate, SignificantButBelowThresholdIsNoChange) {
+  const auto benches = battery(4);
+  const auto c = run(bench_doc(benches, 15, 0.005, 1), bench_doc(benches, 15, 0.005, 2, 1.05, benches[1].name));
+  const auto& b = find(c, benches[1].name);
+  EXPECT_LT(b.p_adj, 0.05);  // clearly slower ...
+  EXPECT_EQ(b.verdict, SpeedVerdict::kNoChange) << b.reason;  // ... but by 5% < 10%
+  SpeedGateOptions tight;
+  tight.threshold = 0.03;
+  EXPECT_EQ(find(run(bench_doc(benches, 15, 0.005, 1), bench_doc(benches, 15, 0.005, 2, 1.05, benches[1].name), tight),
+                 benches[1].name)
+                .verdict,
+            SpeedVerdict::kRegression);
+}
+
+TEST(SpeedGate, LargeButNoisySlowdownIsInconclusive) {
+  // Two repetitions per side land far away: median +30%, but the rank test cannot separate them.
+  auto base = bench_doc({{"a", 1.0}}, 9, 0.0, 1);
+  auto cur = bench_doc({{"a", 1.0}}, 9, 0.0, 1);
+  const std::vector<double> b{0.7, 0.8, 0.9, 1.0, 1.0, 1.1, 1.2, 1.5, 1.6};
+  const std::vector<double> c{0.75, 0.85, 1.0, 1.25, 1.3, 1.35, 1.4, 1.45, 1.55};
+  for (int i = 0; i < 9; ++i) {
+    base["benchmarks"][i]["cpu_time"] = b[i];
+    cur["benchmarks"][i]["cpu_time"] = c[i];
+  }
+  const auto r = run(base, cur);
+  ASSERT_EQ(r.benchmarks.size(), 1u);
+  EXPECT_GT(r.benchmarks[0].change, 0.1);
+  EXPECT_GT(r.benchmarks[0].p_adj, 0.05);
+  EXPECT_EQ(r.verdict, SpeedVerdict::kInconclusive) << r.benchmarks[0].reason;
+  EXPECT_EQ(speed_exit_code(r, false), 0);
+  EXPECT_EQ(speed_exit_code(r, true), 3);
+}
+
+TEST(SpeedGate, ImprovementIsNotARegression) {
+  const auto benches = battery(3);
+  const auto c = run(bench_doc(benches, 9, 0.01, 1), bench_doc(benches, 9, 0.01, 2, 0.5, benches[2].name));
+  EXPECT_EQ(find(c, benches[2].name).verdict, SpeedVerdict::kImprovement);
+  EXPECT_EQ(c.verdict, SpeedVerdict::kImprovement);
+  EXPECT_EQ(speed_exit_code(c, true), 0);
+}
+
+TEST(SpeedGate, HolmCorrectionAcrossBenchmarksDecides) {
+  // 9 vs 9 fully separated: the smallest two-sided exact p is 2 / C(18, 9) ≈ 4.1e-5. Alone that is a
+  // regression; among 1300 tested benchmarks Holm needs p ≤ 0.05 / 1300 ≈ 3.8e-5, so it is not.
+  const std::vector<Planted> one{{"slow", 1.0}};
+  const auto alone = run(bench_doc(one, 9, 0.01, 1), bench_doc(one, 9, 0.01, 2, 1.5, "slow"));
+  EXPECT_EQ(alone.verdict, SpeedVerdict::kRegression);
+  auto many = battery(1299);
+  many.push_back({"slow", 1.0});
+  const auto c = run(bench_doc(many, 9, 0.01, 1), bench_doc(many, 9, 0.01, 2, 1.5, "slow"));
+  const auto& b = find(c, "slow");
+  EXPECT_LT(b.p, 0.05 / 1000);
+  EXPECT_GT(b.p_adj, 0.05);
+  EXPECT_EQ(b.verdict, SpeedVerdict::kInconclusive);
+  EXPECT_EQ(c.regressions, 0);
+}
+
+TEST(SpeedGate, MissingBenchmarksAreListed) {
+  const auto c = run(bench_doc({{"a", 1.0}, {"b", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}, {"c", 1.0}}, 9, 0.01, 2));
+  EXPECT_EQ(c.missing_in_current, std::vector<std::string>{"b/process_time"});
+  EXPECT_EQ(c.missing_in_baseline, std::vector<std::string>{"c/process_time"});
+  const auto j = speed_comparison_to_json(c);
+  EXPECT_EQ(j["kind"], "speed_gate");
+  EXPECT_EQ(j["benchmarks"].size(), 1u);
+  EXPECT_EQ(j["options"]["threshold"], 0.10);
+  EXPECT_NE(speed_comparison_table(c).find("missing in current: b/process_time"), std::string::npos);
+  EXPECT_NE(speed_comparison_markdown(c).find("| `a/process_time` |"), std::string::npos);
+}
+
+TEST(SpeedGate, NoiseCalibrationSuggestsAThresholdAboveTheNoise) {
+  // Exact planted values: run A 1.0 .. 1.08 (IQR 0.04 / median 1.04), run B the same times 1.02.
+  auto a = bench_doc({{"x", 1.0}}, 9, 0.0, 1);
+  auto b = bench_doc({{"x", 1.0}}, 9, 0.0, 1);
+  for (int i = 0; i < 9; ++i) {
+    a["benchmarks"][i]["cpu_time"] = 1.0 + 0.01 * i;
+    b["benchmarks"][i]["cpu_time"] = 1.02 * (1.0 + 0.01 * i);
+  }
+  const auto cal = calibrate_noise(bench_file_from_json(a), bench_file_from_json(b));
+  ASSERT_EQ(cal.rows.size(), 1u);
+  EXPECT_NEAR(cal.rows[0].change, 0.02, 1e-12);
+  EXPECT_NEAR(cal.max_spread, 0.04 / 1.04, 1e-9);
+  EXPECT_NEAR(cal.suggested_threshold, 0.06, 1e-12);  // 2% + 3.85% → 6%
+  EXPECT_EQ(cal.gate.regressions, 0);
+  const auto j = noise_calibration_to_json(cal);
+  EXPECT_EQ(j["kind"], "speed_noise_calibration");
+  EXPECT_NE(noise_calibration_table(cal).find("suggested --threshold 0.06"), std::string::npos);
+  // A quiet machine still gets at least 1%.
+  EXPECT_NEAR(calibrate_noise(bench_file_from_json(a), bench_file_from_json(a)).suggested_threshold, 0.04, 1e-12);
+}
+
+TEST(SpeedGate, RunSpeedCompareOnFilesReturnsTheExitCode) {
+  const auto dir = fs::temp_directory_path() / ("rb_speed_gate_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto benches = battery(4);
+  write_json_atomic(dir / "base.json", bench_doc(benches, 9, 0.02, 1));
+  write_json_atomic(dir / "slow.json", bench_doc(benches, 9, 0.02, 2, 1.3, benches[0].name));
+  write_json_atomic(dir / "recall.json", json{{"configs", json::array()}});
+  EXPECT_TRUE(is_bench_file((dir / "base.json").string()));
+  EXPECT_FALSE(is_bench_file((dir / "recall.json").string()));
+  EXPECT_FALSE(is_bench_file(dir.string()));
+  SpeedCompareRequest r;
+  r.baseline = (dir / "base.json").string();
+  r.current = (dir / "slow.json").string();
+  r.json_out = (dir / "out.json").string();
+  r.md_out = (dir / "out.md").string();
+  EXPECT_EQ(run_speed_compare(r), 1);
+  EXPECT_EQ(read_json_file(dir / "out.json")["verdict"], "regression");
+  EXPECT_TRUE(fs::exists(dir / "out.md"));
+  r.aa = true;
+  EXPECT_EQ(run_speed_compare(r), 0);  // calibration reports, never gates
+  EXPECT_EQ(read_json_file(dir / "out.json")["kind"], "speed_noise_calibration");
+  r.current = (dir / "recall.json").string();
+  EXPECT_THROW(run_speed_compare(r), UsageError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rb::reports
