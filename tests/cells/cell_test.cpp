@@ -86,7 +86,11 @@ TEST_P(EveryCell, StepPathMatchesForwardAndCarriesTheReportedState) {
   cfg.d_model = 24;
   cfg.state_budget = 0;
   cfg.max_length = 13;
-  check_step_path(GetParam(), cfg, 13);
+  for (const char* impl : {"auto", "ref", "chunked", "fused"}) {  // every kernel implementation a cell can train on
+    cfg.impl = impl;
+    SCOPED_TRACE(std::string("impl ") + impl);
+    check_step_path(GetParam(), cfg, 13);
+  }
 }
 
 TEST_P(EveryCell, SizesItselfToTheBudget) {
