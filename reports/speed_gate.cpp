@@ -139,7 +139,8 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
     b.median_base = median(base);
     b.median_cur = median(cur);
     b.change = b.median_cur / b.median_base - 1.0;
-    if (b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
+    b.gated = name.rfind(kCeilingPrefix, 0) != 0;
+    if (b.gated && b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
       b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
       b.tested = true;
       pvals.push_back(b.p);
@@ -158,7 +159,10 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
     const bool slower = b.change > o.threshold;
     const bool faster = b.change < -o.threshold;
     const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
-    if (!b.tested) {
+    if (!b.gated) {
+      b.verdict = SpeedVerdict::kNoChange;
+      b.reason = fmt::format("{} (machine ceiling: shown, not gated)", pct(b.change));
+    } else if (!b.tested) {
       b.verdict = SpeedVerdict::kUnreliable;
       b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
                              o.min_repetitions);
@@ -207,7 +211,7 @@ json speed_comparison_to_json(const SpeedComparison& c) {
     rows.push_back({{"name", b.name}, {"n_baseline", b.n_base}, {"n_current", b.n_cur},
                     {"median_baseline_ns", b.median_base}, {"median_current_ns", b.median_cur}, {"change", b.change},
                     {"p", b.tested ? json(b.p) : json(nullptr)}, {"p_adjusted", b.tested ? json(b.p_adj) : json(nullptr)},
-                    {"verdict", speed_verdict_name(b.verdict)}, {"reason", b.reason}});
+                    {"gated", b.gated}, {"verdict", speed_verdict_name(b.verdict)}, {"reason", b.reason}});
   return {{"kind", "speed_gate"},
           {"verdict", speed_verdict_name(c.verdict)},
           {"options",
@@ -230,7 +234,7 @@ std::string speed_comparison_table(const SpeedComparison& c) {
   for (const auto& b : c.benchmarks)
     out += fmt::format("{:<{}}  {:>13}  {:>13}  {:>8}  {:>9}  {:>5}  {}\n", b.name, w, time_str(b.median_base),
                        time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
-                       fmt::format("{}/{}", b.n_base, b.n_cur), speed_verdict_name(b.verdict));
+                       fmt::format("{}/{}", b.n_base, b.n_cur), b.gated ? speed_verdict_name(b.verdict) : "(ceiling, not gated)");
   for (const auto& n : c.missing_in_current) out += "missing in current: " + n + "\n";
   for (const auto& n : c.missing_in_baseline) out += "new (not in baseline): " + n + "\n";
   out += fmt::format(

@@ -11,6 +11,10 @@
 //   inconclusive  when it is slower by more than `threshold` but not significant;
 //   unreliable    when it has too few repetitions to be tested;
 //   no change     otherwise.
+// Benchmarks named "ceiling/..." (the machine's GEMM and bandwidth ceilings that `recallbench bench`
+// measures in the same run, kernels/bench_extra.h) are shown but not gated: they measure the machine's
+// state (memory bandwidth shared with other processes moves by ±20% between runs on a loaded machine),
+// not the code.
 // The overall verdict is the worst: regression > inconclusive/unreliable > improvement > no change.
 // Exit codes are the recall gate's: 0, 1 on a regression, 3 when inconclusive or unreliable and
 // --fail-on-inconclusive.
@@ -57,8 +61,12 @@ enum class SpeedVerdict { kNoChange, kImprovement, kUnreliable, kInconclusive, k
 // "no change", "improvement", "unreliable", "inconclusive", "regression".
 const char* speed_verdict_name(SpeedVerdict v);
 
+// Name prefix of the machine-ceiling benchmarks, shown but not gated.
+inline constexpr const char* kCeilingPrefix = "ceiling/";
+
 struct BenchComparison {
   std::string name;
+  bool gated = true;                           // false for the machine ceilings
   int64_t n_base = 0, n_cur = 0;
   double median_base = 0.0, median_cur = 0.0;  // ns
   double change = 0.0;                         // median_cur / median_base − 1 (positive: slower)

@@ -3,6 +3,9 @@
 //   recallbench compare --baseline ci/baselines/smoke.json --current results [--md summary.md]
 //
 // Matches configs by key; each is regression / improvement / no change / inconclusive (reports/compare.h).
+// Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (reports/speed_gate.h):
+//   recallbench compare --baseline ci/baselines/bench-smoke.json --current bench.json [--threshold 0.1]
+//   recallbench compare --aa --baseline run1.json --current run2.json      (A/A noise calibration)
 // Exit codes: 0 no regression, 1 regression, 2 bad input (malformed or wrong-version baseline, results
 // not comparable), 3 inconclusive with --fail-on-inconclusive, 4 internal error.
 #include <memory>

@@ -190,6 +190,17 @@ TEST(SpeedGate, HolmCorrectionAcrossBenchmarksDecides) {
   EXPECT_EQ(c.regressions, 0);
 }
 
+TEST(SpeedGate, MachineCeilingsAreShownNotGated) {
+  const std::vector<Planted> b{{"ceiling/triad/N:16777216", 20.0}, {"k", 1.0}};
+  const auto c = run(bench_doc(b, 9, 0.01, 1), bench_doc(b, 9, 0.01, 2, 1.5, "ceiling/triad/N:16777216"));
+  EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(c.tests, 1);
+  const auto& t = find(c, "ceiling/");
+  EXPECT_FALSE(t.gated);
+  EXPECT_NEAR(t.change, 0.5, 0.05);
+  EXPECT_EQ(c.verdict, SpeedVerdict::kNoChange);
+}
+
 TEST(SpeedGate, MissingBenchmarksAreListed) {
   const auto c = run(bench_doc({{"a", 1.0}, {"b", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}, {"c", 1.0}}, 9, 0.01, 2));
   EXPECT_EQ(c.missing_in_current, std::vector<std::string>{"b/process_time"});

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The speed gate's acceptance on real benchmark runs (ctest label `slow`; a few minutes on 2 cores):
+# one baseline run of the CI benchmark subset, five more runs of the same build each compared with it
+# (A/A: none may be flagged), one run with a planted 30% slowdown of gla_fused (RECALLBENCH_BENCH_PLANT,
+# busy-wait inside the timed region) that must be flagged as the only regression, and the A/A noise
+# calibration of the first pair.
+#   speed_gate_acceptance.sh RECALLBENCH [KEEP_DIR]     KEEP_DIR: keep the benchmark files there
+set -euo pipefail
+rb="$1"
+work="${2:-$(mktemp -d)}"
+mkdir -p "$work"
+filter='^(linear_attn|gla)_fused/fwd/B:8/H:2/T:256/K:64/'   # the CI subset (ci/gate)
+bench() { "$rb" bench --filter "$filter" --repetitions 9 --min-time 0.1 --out "$1" >"$1.log" 2>&1; }
+verdicts() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(b['name'] for b in d['benchmarks'] if b['verdict']=='regression'))" "$1"; }
+fail=0
+bench "$work/base.json"
+for i in 1 2 3 4 5; do
+  bench "$work/aa$i.json"
+  rc=0
+  "$rb" compare --baseline "$work/base.json" --current "$work/aa$i.json" --json "$work/aa$i.cmp.json" >"$work/aa$i.cmp.txt" || rc=$?
+  echo "A/A $i: exit $rc, $(tail -1 "$work/aa$i.cmp.txt")"
+  if [ "$rc" -ne 0 ] || [ -n "$(verdicts "$work/aa$i.cmp.json")" ]; then echo "FAIL: A/A $i flagged"; cat "$work/aa$i.cmp.txt"; fail=1; fi
+done
+RECALLBENCH_BENCH_PLANT='^gla_fused/fwd/=0.3' bench "$work/planted.json"
+rc=0
+"$rb" compare --baseline "$work/base.json" --current "$work/planted.json" --json "$work/planted.cmp.json" >"$work/planted.cmp.txt" || rc=$?
+cat "$work/planted.cmp.txt"
+flagged="$(verdicts "$work/planted.cmp.json")"
+echo "planted 30% on gla_fused: exit $rc, regressions: $flagged"
+if [ "$rc" -ne 1 ] || [ "$flagged" != "gla_fused/fwd/B:8/H:2/T:256/K:64/V:64/process_time" ]; then echo "FAIL: planted slowdown not (only) flagged"; fail=1; fi
+"$rb" compare --aa --baseline "$work/base.json" --current "$work/aa1.json"
+exit "$fail"
