@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <ctime>
 #include <map>
 
@@ -64,6 +65,15 @@ double ceiling_value(const nlohmann::json& doc, const std::string& prefix, const
   if (it.empty()) return 0.0;
   std::sort(it.begin(), it.end());
   return it[it.size() / 2];
+}
+
+// OpenBLAS's kernel choice ("Prescott", "SkylakeX", ...; its dynamic-arch detection can fall back to an old
+// core on a VM, which OPENBLAS_CORETYPE overrides), or "" when the BLAS is not OpenBLAS.
+std::string openblas_core() {
+  using CoreName = char* (*)();
+  auto fn = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = fn ? fn() : nullptr;
+  return name ? std::string(name) : std::string();
 }
 
 }  // namespace
@@ -169,7 +179,8 @@ nlohmann::json add_ceiling_fractions(nlohmann::json& doc) {
     if (row.size() > 1 && (have_median ? agg_name == "median" : !agg)) fractions.push_back(row);
   }
   return {{"gemm_flops", gemm}, {"bandwidth_bytes", bw}, {"gemm_benchmark", fmt::format("ceiling/gemm_fp32/N:{}", kGemmN)},
-          {"bandwidth_benchmark", fmt::format("ceiling/triad/N:{}", kTriadN)}, {"fractions", fractions}};
+          {"bandwidth_benchmark", fmt::format("ceiling/triad/N:{}", kTriadN)}, {"openblas_core", openblas_core()},
+          {"fractions", fractions}};
 }
 
 }  // namespace rb::bench_extra

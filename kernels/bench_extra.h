@@ -49,7 +49,8 @@ const std::vector<KernelEntry>& comparison_entries();
 int register_ceilings(bool multithreaded);
 
 // Adds `gemm_fraction` / `bandwidth_fraction` to every row with FLOP/s / bytes/s, and returns the
-// `ceilings` block {gemm_flops, bandwidth_bytes, fractions: [{name, gemm_fraction, bandwidth_fraction}]}
+// `ceilings` block {gemm_flops, bandwidth_bytes, openblas_core, fractions: [{name, gemm_fraction,
+// bandwidth_fraction}]}
 // (the fractions of the median rows when there are repetitions, else of the single runs).
 nlohmann::json add_ceiling_fractions(nlohmann::json& doc);
 
