@@ -4,9 +4,11 @@
 #include <vector>
 
 #include "suite/cli.h"
+#include "suite/core/blas_core.h"
 #include "suite/core/errors.h"
 
 int main(int argc, char** argv) {
+  rb::maybe_reexec_with_better_blas_core(argv);
   CLI::App app{
       "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
       "lock-in counts with exact statistics, and gates CI on significant regressions.\n"

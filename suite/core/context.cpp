@@ -1,5 +1,6 @@
 #include "suite/core/context.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <array>
@@ -86,6 +87,10 @@ nlohmann::json capture_context(int threads) {
   c["compiler"] = RECALLBENCH_COMPILER;
   c["libtorch_version"] = RECALLBENCH_TORCH_VERSION;
   c["blas"] = loaded_blas();
+  // OpenBLAS's kernel choice changes speed 4× and the last bits of results (suite/core/blas_core.h).
+  using CoreName = char* (*)();
+  if (auto corename = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename")))
+    c["blas_core"] = corename();
   c["build_type"] = RECALLBENCH_BUILD_TYPE;
   return c;
 }
