@@ -30,7 +30,7 @@ namespace {
 struct RunOptions {
   std::string battery;
   std::string cell, task;
-  std::vector<std::string> task_opts, cell_opts;
+  std::vector<std::string> task_opts, cell_opts, curriculum_opts;
   int64_t pairs = -1, length = -1, vocab = -1;
   std::string seeds = "0";
   std::string out = "results";
@@ -74,6 +74,7 @@ Plan plan_from_flags(const RunOptions& o) {
   s.cell.options = parse_kv(o.cell_opts, "--cell-opt");
   s.task.name = o.task;
   s.task.options = parse_kv(o.task_opts, "--task-opt");
+  s.train.curriculum_options = parse_kv(o.curriculum_opts, "--curriculum-opt");
   if (o.pairs >= 0) s.task.options["pairs"] = o.pairs;
   if (o.length >= 0) s.task.options["length"] = o.length;
   if (o.vocab >= 0) s.task.options["vocab"] = o.vocab;
@@ -170,6 +171,10 @@ CommandFn add_run_command(CLI::App& s) {
   o->recipe_flags.push_back(sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::PositiveNumber));
   o->recipe_flags.push_back(sub->add_option("--budget", o->base.model.state_budget, "State budget per layer in numbers; 0 = cell default")
       ->check(CLI::NonNegativeNumber));
+  o->recipe_flags.push_back(sub->add_option("--curriculum", o->base.train.curriculum,
+                                            "Curriculum: none, distance, ramp, gated (default none)"));
+  o->recipe_flags.push_back(sub->add_option("--curriculum-opt", o->curriculum_opts,
+                                            "Curriculum option as key=value (repeatable), e.g. stages=4"));
   o->recipe_flags.push_back(sub->add_option("--impl", o->base.train.impl, "Kernel implementation: auto, ref, chunked, fused (default auto)"));
   sub->add_option("--threads", o->threads, "LibTorch threads per run (default 1; results are identical at 1)")
       ->check(CLI::PositiveNumber);
