@@ -3,8 +3,8 @@
 
   validate_schema.py SCHEMA_DIR SCHEMA_FILE DOCUMENT...
 
-References to config.schema.json are inlined before validation, so that Debian's python3-jsonschema
-(4.10) and newer releases behave the same. Exits 1 naming the first error of each invalid document.
+References to config.schema.json are inlined and the top-level "$id" dropped before validation, so
+that Debian's python3-jsonschema (4.10) and newer releases behave the same. Exits 1 naming the first error of each invalid document.
 """
 import json
 import os
@@ -30,6 +30,9 @@ def main():
     config = {k: v for k, v in config.items() if k not in ("$schema", "$id")}
     with open(os.path.join(schema_dir, schema_file)) as f:
         schema = inline(json.load(f), config)
+    # A relative "$id" makes jsonschema 4.10 (Debian 12) resolve "#/$defs/..." against a bogus base URI and
+    # try to fetch it over the network; without it, local references resolve in the document itself.
+    schema.pop("$id", None)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
     validator = validator_class(schema)
