@@ -57,11 +57,7 @@ class Collision final : public Task {
     int64_t length = length_;
     if (difficulty.length && *difficulty.length < length_) length = std::max(*difficulty.length, 5 * pairs_);
     const int64_t m = pairs_ / 2, query_start = length - 2 * pairs_;
-    Batch b;
-    b.n = n;
-    b.length = length;
-    b.inputs.assign(static_cast<size_t>(n * length), 0);
-    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    Batch b = Batch::blank(n, length);
     Rng rng(seed);
     for (int64_t row = 0; row < n; ++row) {
       int64_t* in = b.inputs.data() + row * length;

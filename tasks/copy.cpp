@@ -68,11 +68,7 @@ class Copy final : public Task {
     }
     if (difficulty.max_distance) hi = std::min(hi, std::max<int64_t>(1, *difficulty.max_distance - 1));
     const int64_t lo = std::min(min_n_, hi);
-    Batch b;
-    b.n = n;
-    b.length = length;
-    b.inputs.assign(static_cast<size_t>(n * length), 0);
-    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    Batch b = Batch::blank(n, length);
     Rng rng(seed);
     for (int64_t row = 0; row < n; ++row) {
       int64_t* in = b.inputs.data() + row * length;

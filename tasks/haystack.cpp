@@ -82,11 +82,7 @@ class Haystack final : public Task {
     cap = std::max(cap, floor_distance(min_distance_));
     const int64_t query_start = length - pairs_;
 
-    Batch b;
-    b.n = n;
-    b.length = length;
-    b.inputs.assign(static_cast<size_t>(n * length), 0);
-    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    Batch b = Batch::blank(n, length);
     Rng rng(seed);
     for (int64_t row = 0; row < n; ++row) {
       int64_t* in = b.inputs.data() + row * length;

@@ -107,11 +107,7 @@ class Mqar final : public Task {
     std::vector<double> weights(static_cast<size_t>(slots), 0.0);
     for (int64_t i = 0; i < open; ++i) weights[i] = power_a_ * std::pow(static_cast<double>(i + 1), power_a_ - 1.0);
 
-    Batch b;
-    b.n = n;
-    b.length = length;
-    b.inputs.assign(static_cast<size_t>(n * length), 0);
-    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    Batch b = Batch::blank(n, length);
     Rng rng(seed);
     Rng filler(derive_seed(seed, "filler"));  // separate stream: the filler choice never changes the pairs
     for (int64_t row = 0; row < n; ++row) {

@@ -65,11 +65,7 @@ class S5 final : public Task {
   Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty) const override {
     int64_t length = length_;
     if (difficulty.length && *difficulty.length < length_) length = std::max<int64_t>(1, *difficulty.length);
-    Batch b;
-    b.n = n;
-    b.length = length;
-    b.inputs.assign(static_cast<size_t>(n * length), 0);
-    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    Batch b = Batch::blank(n, length);
     Rng rng(seed);
     for (int64_t row = 0; row < n; ++row) {
       int64_t state = 0;  // identity

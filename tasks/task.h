@@ -29,6 +29,15 @@ struct Batch {
   int64_t length = 0;
   std::vector<int64_t> inputs;  // token ids in [0, vocab)
   std::vector<int64_t> labels;  // target ids, or kIgnore
+  // n rows of `length` filler tokens (0), every label kIgnore: what each generator starts from.
+  static Batch blank(int64_t n, int64_t length) {
+    Batch b;
+    b.n = n;
+    b.length = length;
+    b.inputs.assign(static_cast<size_t>(n * length), 0);
+    b.labels.assign(static_cast<size_t>(n * length), kIgnore);
+    return b;
+  }
   int64_t at(int64_t row, int64_t t) const { return inputs[row * length + t]; }
   int64_t label(int64_t row, int64_t t) const { return labels[row * length + t]; }
 };
