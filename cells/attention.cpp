@@ -7,6 +7,11 @@
 //   o = softmax(s) v → {B, T, H·Dh} → out_proj → {B, T, D}
 // swa computes only the band: blocks of C ≥ window queries against their own and the previous block's keys.
 //
+// Training speed on MQAR: with no shift (no short conv), recall needs an induction circuit whose
+// previous-token head must be learnt from the positions. It forms late and abruptly: on MQAR 2 pairs,
+// L=16, width 32, the model sits at 1/2 (copying some context value) for 1000+ steps, then jumps to ~1.
+// A budget whose cosine schedule decays before the jump never locks in (tests/cells/cell_learn_test.cpp).
+//
 // State per layer per sequence (the KV cache a token-by-token decoder carries):
 //   attention  2·H·Dh·max_length  — it grows with the sequence length; reported at CellConfig::max_length
 //   swa        2·H·Dh·window      — fixed; with a state budget the window is sized to match it
