@@ -15,7 +15,9 @@
 #include <sstream>
 
 #include "cells/cell.h"
+#include "suite/core/blas_core.h"
 #include "suite/train/model.h"
+#include "suite/train/train_api.h"
 
 namespace rb {
 namespace {
@@ -81,6 +83,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace rb
 
 int main(int argc, char** argv) {
+  rb::maybe_reexec_with_better_blas_core(argv);  // the BLAS core the trainer runs on
   std::vector<int64_t> lengths = {256, 1024};
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
@@ -95,7 +98,7 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  torch::set_num_threads(1);
+  rb::set_torch_threads(1);  // LibTorch's and OpenBLAS's pools, as the trainer sets them
   for (const auto& cell : rb::CellRegistry::instance().names())
     for (int64_t L : lengths)
       benchmark::RegisterBenchmark(("train_step/" + cell + "/L:" + std::to_string(L)).c_str(),

@@ -88,7 +88,10 @@ torch::Tensor short_conv_fused(const torch::Tensor& x, const torch::Tensor& weig
                                bool silu) {
   check_conv("short_conv_fused", x, weight, bias);
   RB_CHECK_INPUT(x.is_cpu(), "short_conv_fused: got a tensor on " + x.device().str() + ", expected the CPU");
-  return ShortConvFunction::apply(x, weight, bias, silu);
+  // SiLU through LibTorch's vectorised op: the loops' scalar expf made the activation cost more than the
+  // convolution itself (cell_bench, diag+conv at L = 256).
+  auto y = ShortConvFunction::apply(x, weight, bias, false);
+  return silu ? torch::silu(y) : y;
 }
 
 torch::Tensor short_conv(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool silu,
