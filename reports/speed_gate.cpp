@@ -58,6 +58,27 @@ std::string time_str(double ns) {
   return fmt::format("{:.1f} ns", ns);
 }
 
+// The median of the reference benchmark in `f` (UsageError when `f` lacks it).
+double reference_median(const BenchFile& f, const std::string& reference, const std::string& role) {
+  auto it = f.runs.find(reference);
+  if (it == f.runs.end()) {
+    std::string names;
+    for (const auto& [n, _] : f.runs) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError("speed gate: --reference: the " + role + " file " + f.path + " has no benchmark '" + reference +
+                     "' (it has: " + names + ")");
+  }
+  return median(it->second);
+}
+
+// `f` with every time divided by the reference's median in `f` (unchanged when `reference` is empty).
+BenchFile relative_to_reference(BenchFile f, const std::string& reference, const std::string& role) {
+  if (reference.empty()) return f;
+  const double scale = reference_median(f, reference, role);
+  for (auto& [_, times] : f.runs)
+    for (auto& t : times) t /= scale;
+  return f;
+}
+
 }  // namespace
 
 const char* speed_verdict_name(SpeedVerdict v) {
@@ -122,24 +143,34 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   SpeedComparison c;
   c.options = o;
   c.time_key = baseline.time_key;
+  double scale_base = 1.0, scale_cur = 1.0;  // times are divided by these before the change and the test
+  if (!o.reference.empty()) {
+    c.reference_base = scale_base = reference_median(baseline, o.reference, "baseline");
+    c.reference_cur = scale_cur = reference_median(current, o.reference, "current");
+  }
+  auto scaled = [](std::vector<double> v, double s) {
+    for (auto& x : v) x /= s;
+    return v;
+  };
   for (const auto& [name, _] : baseline.runs)
     if (!current.runs.count(name)) c.missing_in_current.push_back(name);
   for (const auto& [name, _] : current.runs)
     if (!baseline.runs.count(name)) c.missing_in_baseline.push_back(name);
   std::vector<double> pvals;
   std::vector<size_t> tested;
-  for (const auto& [name, base] : baseline.runs) {
+  for (const auto& [name, base_raw] : baseline.runs) {
     auto it = current.runs.find(name);
     if (it == current.runs.end()) continue;
-    const auto& cur = it->second;
+    const auto base = scaled(base_raw, scale_base), cur = scaled(it->second, scale_cur);
     BenchComparison b;
     b.name = name;
     b.n_base = static_cast<int64_t>(base.size());
     b.n_cur = static_cast<int64_t>(cur.size());
-    b.median_base = median(base);
-    b.median_cur = median(cur);
-    b.change = b.median_cur / b.median_base - 1.0;
-    b.gated = name.rfind(kCeilingPrefix, 0) != 0;
+    b.median_base = median(base_raw);
+    b.median_cur = median(it->second);
+    b.raw_change = b.median_cur / b.median_base - 1.0;
+    b.change = median(cur) / median(base) - 1.0;
+    b.gated = name.rfind(kCeilingPrefix, 0) != 0 && name != o.reference;
     if (b.gated && b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
       b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
       b.tested = true;
@@ -161,7 +192,8 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
     const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
     if (!b.gated) {
       b.verdict = SpeedVerdict::kNoChange;
-      b.reason = fmt::format("{} (machine ceiling: shown, not gated)", pct(b.change));
+      b.reason = fmt::format("{} ({}: shown, not gated)", pct(b.raw_change),
+                             b.name == o.reference ? "the reference" : "machine ceiling");
     } else if (!b.tested) {
       b.verdict = SpeedVerdict::kUnreliable;
       b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
@@ -210,14 +242,15 @@ json speed_comparison_to_json(const SpeedComparison& c) {
   for (const auto& b : c.benchmarks)
     rows.push_back({{"name", b.name}, {"n_baseline", b.n_base}, {"n_current", b.n_cur},
                     {"median_baseline_ns", b.median_base}, {"median_current_ns", b.median_cur}, {"change", b.change},
-                    {"p", b.tested ? json(b.p) : json(nullptr)}, {"p_adjusted", b.tested ? json(b.p_adj) : json(nullptr)},
+                    {"raw_change", b.raw_change}, {"p", b.tested ? json(b.p) : json(nullptr)}, {"p_adjusted", b.tested ? json(b.p_adj) : json(nullptr)},
                     {"gated", b.gated}, {"verdict", speed_verdict_name(b.verdict)}, {"reason", b.reason}});
   return {{"kind", "speed_gate"},
           {"verdict", speed_verdict_name(c.verdict)},
           {"options",
            {{"threshold", c.options.threshold}, {"alpha", c.options.alpha},
             {"min_repetitions", c.options.min_repetitions}, {"adjust", stats::adjust_method_name(c.options.adjust)},
-            {"time", c.time_key}, {"test", "two-sided Mann-Whitney U on the repetitions"}}},
+            {"time", c.time_key}, {"test", "two-sided Mann-Whitney U on the repetitions"},
+            {"reference", c.options.reference.empty() ? json(nullptr) : json(c.options.reference)}}},
           {"counts",
            {{"regression", c.regressions}, {"improvement", c.improvements}, {"inconclusive", c.inconclusive},
             {"unreliable", c.unreliable}, {"no_change", c.unchanged}, {"tests", c.tests}}},
@@ -234,7 +267,8 @@ std::string speed_comparison_table(const SpeedComparison& c) {
   for (const auto& b : c.benchmarks)
     out += fmt::format("{:<{}}  {:>13}  {:>13}  {:>8}  {:>9}  {:>5}  {}\n", b.name, w, time_str(b.median_base),
                        time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
-                       fmt::format("{}/{}", b.n_base, b.n_cur), b.gated ? speed_verdict_name(b.verdict) : "(ceiling, not gated)");
+                       fmt::format("{}/{}", b.n_base, b.n_cur), b.gated ? speed_verdict_name(b.verdict)
+                       : b.name == c.options.reference ? "(reference, not gated)" : "(ceiling, not gated)");
   for (const auto& n : c.missing_in_current) out += "missing in current: " + n + "\n";
   for (const auto& n : c.missing_in_baseline) out += "new (not in baseline): " + n + "\n";
   out += fmt::format(
@@ -243,6 +277,10 @@ std::string speed_comparison_table(const SpeedComparison& c) {
       speed_verdict_name(c.verdict), c.regressions, c.improvements, c.inconclusive, c.unreliable, c.unchanged,
       c.time_key, c.benchmarks.size(), 100 * c.options.threshold, stats::adjust_method_name(c.options.adjust),
       c.options.alpha, c.options.min_repetitions);
+  if (!c.options.reference.empty())
+    out += fmt::format("change and test on times relative to {} (median {} in the baseline, {} in the current run; "
+                       "the columns show raw medians)\n",
+                       c.options.reference, time_str(c.reference_base), time_str(c.reference_cur));
   return out;
 }
 
@@ -271,9 +309,11 @@ std::string speed_comparison_markdown(const SpeedComparison& c) {
 NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options) {
   NoiseCalibration cal;
   cal.gate = compare_bench(a, b, options);
-  for (const auto& [name, ra] : a.runs) {
-    auto it = b.runs.find(name);
-    if (it == b.runs.end()) continue;
+  const BenchFile ra_file = relative_to_reference(a, options.reference, "first");
+  const BenchFile rb_file = relative_to_reference(b, options.reference, "second");
+  for (const auto& [name, ra] : ra_file.runs) {
+    auto it = rb_file.runs.find(name);
+    if (it == rb_file.runs.end() || name == options.reference) continue;
     const auto& rb = it->second;
     NoiseRow r;
     r.name = name;

@@ -15,6 +15,11 @@
 // measures in the same run, kernels/bench_extra.h) are shown but not gated: they measure the machine's
 // state (memory bandwidth shared with other processes moves by ±20% between runs on a loaded machine),
 // not the code.
+// Reference normalisation (option `reference`, `recallbench compare --reference NAME`): every time is
+// first divided by the median time of the reference benchmark *in the same file* (for example the GEMM
+// ceiling that `recallbench bench` measures in every run), so the gate compares ratios to a reference
+// measured in the same run rather than raw times taken at different moments on a machine whose speed
+// drifts. The reference row itself is shown but not gated.
 // The overall verdict is the worst: regression > inconclusive/unreliable > improvement > no change.
 // Exit codes are the recall gate's: 0, 1 on a regression, 3 when inconclusive or unreliable and
 // --fail-on-inconclusive.
@@ -55,6 +60,7 @@ struct SpeedGateOptions {
   double alpha = 0.05;           // family-wise error rate after adjustment
   int64_t min_repetitions = 9;   // fewer on either side → "unreliable"
   stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;
+  std::string reference;         // benchmark whose median, per file, divides every time ("" = raw times)
 };
 
 enum class SpeedVerdict { kNoChange, kImprovement, kUnreliable, kInconclusive, kRegression };
@@ -69,7 +75,9 @@ struct BenchComparison {
   bool gated = true;                           // false for the machine ceilings
   int64_t n_base = 0, n_cur = 0;
   double median_base = 0.0, median_cur = 0.0;  // ns
-  double change = 0.0;                         // median_cur / median_base − 1 (positive: slower)
+  double change = 0.0;                         // median_cur / median_base − 1 (positive: slower); with a
+                                               // reference: of the times relative to the reference
+  double raw_change = 0.0;                     // of the raw medians (= change without a reference)
   double p = 1.0;                              // two-sided Mann–Whitney p (1 when not tested)
   double p_adj = 1.0;                          // after adjustment across the tested benchmarks
   bool tested = false;
@@ -80,6 +88,7 @@ struct BenchComparison {
 struct SpeedComparison {
   SpeedGateOptions options;
   std::string time_key;
+  double reference_base = 0.0, reference_cur = 0.0;  // the reference's median (ns) in each file, when set
   std::vector<BenchComparison> benchmarks;     // sorted by verdict severity, then name
   std::vector<std::string> missing_in_current; // baseline benchmarks the current file lacks
   std::vector<std::string> missing_in_baseline;
@@ -89,7 +98,8 @@ struct SpeedComparison {
 };
 
 // Compares `current` with `baseline` (see the file comment). Throws UsageError when the two use
-// different time keys, when they share no benchmark, or on bad options.
+// different time keys, when they share no benchmark, when the reference is missing from either, or on
+// bad options.
 SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& options = {});
 
 // 0; 1 on a regression; 3 when inconclusive or unreliable and `fail_on_inconclusive`.

@@ -6,6 +6,7 @@
 // Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (reports/speed_gate.h):
 //   recallbench compare --baseline ci/baselines/bench-smoke.json --current bench.json [--threshold 0.1]
 //   recallbench compare --aa --baseline run1.json --current run2.json      (A/A noise calibration)
+//   ... [--reference ceiling/gemm_fp32/N:512]   (times relative to a benchmark of the same run)
 // Exit codes: 0 no regression, 1 regression, 2 bad input (malformed or wrong-version baseline, results
 // not comparable), 3 inconclusive with --fail-on-inconclusive, 4 internal error.
 #include <memory>
@@ -23,6 +24,7 @@ struct CompareOptions {
   reports::OutputFlags out;
   double threshold = 0.10;  // benchmark files: the speed gate's slowdown threshold
   bool aa = false;          // benchmark files: A/A noise calibration
+  std::string reference;    // benchmark files: compare times relative to this benchmark's median per file
 };
 
 CommandFn add_compare_command(CLI::App& s) {
@@ -39,6 +41,10 @@ CommandFn add_compare_command(CLI::App& s) {
                   "Benchmark files: a slowdown of the median must exceed this fraction to be a regression (default "
                   "0.10 = 10%)")
       ->check(CLI::Range(0.0, 100.0));
+  sub->add_option("--reference", o->reference,
+                  "Benchmark files: divide every time by this benchmark's median in the same file before comparing "
+                  "(e.g. ceiling/gemm_fp32/N:512, which recallbench bench measures in every run): cancels machine "
+                  "speed drift between the two runs; the reference itself is not gated");
   sub->add_flag("--aa", o->aa,
                 "Benchmark files: the two are runs of the same build (A/A); report the noise and a threshold");
   return [o]() {
@@ -57,6 +63,7 @@ CommandFn add_compare_command(CLI::App& s) {
     r.baseline = o->baseline;
     r.current = o->current;
     r.options.threshold = o->threshold;
+    r.options.reference = o->reference;
     r.options.alpha = o->gate.gate.alpha;
     r.options.adjust = stats::parse_adjust_method(o->gate.adjust);
     r.fail_on_inconclusive = o->gate.fail_on_inconclusive;

@@ -201,6 +201,37 @@ TEST(SpeedGate, MachineCeilingsAreShownNotGated) {
   EXPECT_EQ(c.verdict, SpeedVerdict::kNoChange);
 }
 
+// The machine is 25% slower in the current run (every benchmark, the GEMM ceiling included): raw times
+// flag every kernel; relative to the ceiling of the same run nothing changed. A real 30% slowdown of one
+// kernel on top of that drift is still flagged, by about 30%.
+TEST(SpeedGate, ReferenceFromTheSameRunCancelsMachineDrift) {
+  const std::string ref = "ceiling/gemm_fp32/N:512/process_time";
+  std::vector<Planted> b{{"ceiling/gemm_fp32/N:512", 2.0}, {"k0", 1.0}, {"k1", 3.0}, {"k2", 0.5}};
+  auto slower = b;
+  for (auto& p : slower) p.ms *= 1.25;
+  const auto base = bench_doc(b, 9, 0.01, 1);
+  EXPECT_EQ(run(base, bench_doc(slower, 9, 0.01, 2)).regressions, 3);
+  SpeedGateOptions o;
+  o.reference = ref;
+  const auto drift = run(base, bench_doc(slower, 9, 0.01, 2), o);
+  EXPECT_EQ(drift.regressions, 0);
+  EXPECT_EQ(drift.verdict, SpeedVerdict::kNoChange);
+  EXPECT_NEAR(find(drift, "k1").raw_change, 0.25, 0.03);
+  EXPECT_NEAR(find(drift, "k1").change, 0.0, 0.03);
+  EXPECT_FALSE(find(drift, "ceiling/gemm").gated);
+  EXPECT_NEAR(drift.reference_cur / drift.reference_base, 1.25, 0.03);
+  const auto planted = run(base, bench_doc(slower, 9, 0.01, 3, 1.3, "k1"), o);
+  EXPECT_EQ(planted.regressions, 1);
+  EXPECT_EQ(find(planted, "k1").verdict, SpeedVerdict::kRegression);
+  EXPECT_NEAR(find(planted, "k1").change, 0.3, 0.04);
+  EXPECT_EQ(speed_comparison_to_json(planted)["options"]["reference"], ref);
+  const auto cal = calibrate_noise(bench_file_from_json(base, "a"), bench_file_from_json(bench_doc(slower, 9, 0.01, 2), "b"), o);
+  EXPECT_LT(cal.max_abs_change, 0.03);
+  EXPECT_EQ(cal.rows.size(), 3u);  // the reference itself is not a row
+  o.reference = "ceiling/nope";
+  EXPECT_THROW(run(base, base, o), UsageError);
+}
+
 TEST(SpeedGate, MissingBenchmarksAreListed) {
   const auto c = run(bench_doc({{"a", 1.0}, {"b", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}, {"c", 1.0}}, 9, 0.01, 2));
   EXPECT_EQ(c.missing_in_current, std::vector<std::string>{"b/process_time"});
