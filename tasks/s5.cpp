@@ -16,6 +16,11 @@
 // Option `elements` n in 2..5 gives the S_n word problem (S_3: 6 tokens, for quick checks).
 // Curriculum difficulty: length L' < L generates shorter sequences; max_distance is ignored.
 //
+// Measured (width 64, 2 layers, L = 16, 2000 steps of batch 64, seeds 0-1): on S_5, attention,
+// rank1+decay+conv and diag+conv all reach 1.00 at depth 1 and chance (~1/120) at depths 2-16; on S_3
+// (elements=3) attention holds 1.00 to depth 3 and falls to ~0.33 by depth 7, rank1+decay+conv holds
+// 1.00 to depth 4 and falls to ~0.2 by depth 16.
+//
 // Options: length L (32), elements n (5).
 #include <algorithm>
 #include <cmath>
