@@ -239,7 +239,7 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
 }
 
 void short_conv_forward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
-                        const float* weight, const float* bias, bool silu, float* y) {
+                        const float* weight, const float* bias, float* y) {
   const int64_t n = c1 - c0;
   std::vector<float> wt(static_cast<size_t>(W * n));  // {W, n}: taps contiguous over channels
   for (int64_t w = 0; w < W; ++w)
@@ -254,40 +254,21 @@ void short_conv_forward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, 
 #pragma omp simd
         for (int64_t c = 0; c < n; ++c) yr[c] += ww[c] * xr[c];
       }
-      if (silu)
-        for (int64_t c = 0; c < n; ++c) yr[c] = yr[c] / (1.0f + std::exp(-yr[c]));
     }
 }
 
 void short_conv_backward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
-                         const float* weight, const float* bias, bool silu, const float* dy, float* dx,
-                         float* dweight, float* dbias) {
+                         const float* weight, const float* dy, float* dx, float* dweight, float* dbias) {
   const int64_t n = c1 - c0;
   std::vector<float> wt(static_cast<size_t>(W * n)), dwt(static_cast<size_t>(W * n), 0.0f),
-      db(static_cast<size_t>(n), 0.0f), dz(static_cast<size_t>(n));
+      db(static_cast<size_t>(n), 0.0f);
   for (int64_t w = 0; w < W; ++w)
     for (int64_t c = 0; c < n; ++c) wt[w * n + c] = weight[(c0 + c) * W + w];
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t t = 0; t < T; ++t) std::fill(dx + (b * T + t) * C + c0, dx + (b * T + t) * C + c1, 0.0f);
     for (int64_t t = 0; t < T; ++t) {
-      const float* dyr = dy + (b * T + t) * C + c0;
+      const float* dz = dy + (b * T + t) * C + c0;
       const int64_t w_first = std::max<int64_t>(0, W - 1 - t);
-      if (silu) {
-        // Recompute the pre-activation z; silu'(z) = σ(z) (1 + z (1 − σ(z))).
-        for (int64_t c = 0; c < n; ++c) dz[c] = bias ? bias[c0 + c] : 0.0f;
-        for (int64_t w = w_first; w < W; ++w) {
-          const float* xr = x + (b * T + t - (W - 1) + w) * C + c0;
-          const float* ww = wt.data() + w * n;
-#pragma omp simd
-          for (int64_t c = 0; c < n; ++c) dz[c] += ww[c] * xr[c];
-        }
-        for (int64_t c = 0; c < n; ++c) {
-          const float s = 1.0f / (1.0f + std::exp(-dz[c]));
-          dz[c] = dyr[c] * s * (1.0f + dz[c] * (1.0f - s));
-        }
-      } else {
-        std::copy(dyr, dyr + n, dz.begin());
-      }
 #pragma omp simd
       for (int64_t c = 0; c < n; ++c) db[c] += dz[c];
       for (int64_t w = w_first; w < W; ++w) {

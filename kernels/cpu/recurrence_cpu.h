@@ -44,11 +44,11 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
                          float* dv, float* dbeta, float* dg, float* work);
 
 // Short causal depthwise conv on channels [c0, c1) of x {B, T, C}, weight {C, W}, bias {C} or null.
-// Forward writes y (SiLU applied when silu). Backward overwrites dx, dweight, dbias on those channels.
+// Forward writes y (no activation: callers apply SiLU with LibTorch's vectorised op). Backward
+// overwrites dx, dweight, dbias on those channels (dbias may be null).
 void short_conv_forward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
-                        const float* weight, const float* bias, bool silu, float* y);
+                        const float* weight, const float* bias, float* y);
 void short_conv_backward(int64_t B, int64_t T, int64_t C, int64_t W, int64_t c0, int64_t c1, const float* x,
-                         const float* weight, const float* bias, bool silu, const float* dy, float* dx,
-                         float* dweight, float* dbias);
+                         const float* weight, const float* dy, float* dx, float* dweight, float* dbias);
 
 }  // namespace rb::cpu

@@ -29,8 +29,9 @@ void check_conv(const std::string& kernel, const torch::Tensor& x, const torch::
 
 class ShortConvFunction : public torch::autograd::Function<ShortConvFunction> {
  public:
+  // The convolution without activation: short_conv_fused applies SiLU with LibTorch's vectorised op.
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x_in, const torch::Tensor& w_in,
-                               const torch::Tensor& b_in, bool silu) {
+                               const torch::Tensor& b_in) {
     auto x = x_in.contiguous(), w = w_in.contiguous();
     auto b = b_in.defined() ? b_in.contiguous() : torch::Tensor();
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2), W = w.size(1);
@@ -40,31 +41,29 @@ class ShortConvFunction : public torch::autograd::Function<ShortConvFunction> {
     at::parallel_for(0, (C + kChannelBlock - 1) / kChannelBlock, 1, [&](int64_t begin, int64_t end) {
       for (int64_t blk = begin; blk < end; ++blk)
         cpu::short_conv_forward(B, T, C, W, blk * kChannelBlock, std::min(C, (blk + 1) * kChannelBlock), xp, wp, bp,
-                                silu, yp);
+                                yp);
     });
     ctx->save_for_backward({x, w, b});
-    ctx->saved_data["silu"] = silu;
     return y;
   }
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
     auto saved = ctx->get_saved_variables();
     const auto &x = saved[0], &w = saved[1], &b = saved[2];
-    const bool silu = ctx->saved_data["silu"].toBool();
-    if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
     auto dy = grads[0].contiguous();
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2), W = w.size(1);
     auto dx = torch::empty_like(x), dw = torch::empty_like(w);
     auto db = b.defined() ? torch::empty_like(b) : torch::Tensor();
-    const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>(), *bp = b.defined() ? b.data_ptr<float>() : nullptr;
+    const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>();
     const float* dyp = dy.data_ptr<float>();
     float *dxp = dx.data_ptr<float>(), *dwp = dw.data_ptr<float>(), *dbp = db.defined() ? db.data_ptr<float>() : nullptr;
     at::parallel_for(0, (C + kChannelBlock - 1) / kChannelBlock, 1, [&](int64_t begin, int64_t end) {
       for (int64_t blk = begin; blk < end; ++blk)
-        cpu::short_conv_backward(B, T, C, W, blk * kChannelBlock, std::min(C, (blk + 1) * kChannelBlock), xp, wp, bp,
-                                 silu, dyp, dxp, dwp, dbp);
+        cpu::short_conv_backward(B, T, C, W, blk * kChannelBlock, std::min(C, (blk + 1) * kChannelBlock), xp, wp, dyp,
+                                 dxp, dwp, dbp);
     });
-    return {dx, dw, db, torch::Tensor()};
+    return {dx, dw, db};
   }
 };
 
@@ -90,7 +89,7 @@ torch::Tensor short_conv_fused(const torch::Tensor& x, const torch::Tensor& weig
   RB_CHECK_INPUT(x.is_cpu(), "short_conv_fused: got a tensor on " + x.device().str() + ", expected the CPU");
   // SiLU through LibTorch's vectorised op: the loops' scalar expf made the activation cost more than the
   // convolution itself (cell_bench, diag+conv at L = 256).
-  auto y = ShortConvFunction::apply(x, weight, bias, false);
+  auto y = ShortConvFunction::apply(x, weight, bias);
   return silu ? torch::silu(y) : y;
 }
 
