@@ -70,10 +70,8 @@ double reference_median(const BenchFile& f, const std::string& reference, const 
   return median(it->second);
 }
 
-// `f` with every time divided by the reference's median in `f` (unchanged when `reference` is empty).
-BenchFile relative_to_reference(BenchFile f, const std::string& reference, const std::string& role) {
-  if (reference.empty()) return f;
-  const double scale = reference_median(f, reference, role);
+// `f` with every time divided by `scale` (a reference median; 1 without a reference).
+BenchFile divided(BenchFile f, double scale) {
   for (auto& [_, times] : f.runs)
     for (auto& t : times) t /= scale;
   return f;
@@ -143,15 +141,13 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   SpeedComparison c;
   c.options = o;
   c.time_key = baseline.time_key;
-  double scale_base = 1.0, scale_cur = 1.0;  // times are divided by these before the change and the test
   if (!o.reference.empty()) {
-    c.reference_base = scale_base = reference_median(baseline, o.reference, "baseline");
-    c.reference_cur = scale_cur = reference_median(current, o.reference, "current");
+    c.reference_base = reference_median(baseline, o.reference, "baseline");
+    c.reference_cur = reference_median(current, o.reference, "current");
   }
-  auto scaled = [](std::vector<double> v, double s) {
-    for (auto& x : v) x /= s;
-    return v;
-  };
+  // The change and the test use these: times relative to the reference (the raw times without one).
+  const BenchFile base_rel = divided(baseline, o.reference.empty() ? 1.0 : c.reference_base);
+  const BenchFile cur_rel = divided(current, o.reference.empty() ? 1.0 : c.reference_cur);
   for (const auto& [name, _] : baseline.runs)
     if (!current.runs.count(name)) c.missing_in_current.push_back(name);
   for (const auto& [name, _] : current.runs)
@@ -161,7 +157,8 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   for (const auto& [name, base_raw] : baseline.runs) {
     auto it = current.runs.find(name);
     if (it == current.runs.end()) continue;
-    const auto base = scaled(base_raw, scale_base), cur = scaled(it->second, scale_cur);
+    const auto& base = base_rel.runs.at(name);
+    const auto& cur = cur_rel.runs.at(name);
     BenchComparison b;
     b.name = name;
     b.n_base = static_cast<int64_t>(base.size());
@@ -309,8 +306,8 @@ std::string speed_comparison_markdown(const SpeedComparison& c) {
 NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options) {
   NoiseCalibration cal;
   cal.gate = compare_bench(a, b, options);
-  const BenchFile ra_file = relative_to_reference(a, options.reference, "first");
-  const BenchFile rb_file = relative_to_reference(b, options.reference, "second");
+  const BenchFile ra_file = divided(a, options.reference.empty() ? 1.0 : cal.gate.reference_base);
+  const BenchFile rb_file = divided(b, options.reference.empty() ? 1.0 : cal.gate.reference_cur);
   for (const auto& [name, ra] : ra_file.runs) {
     auto it = rb_file.runs.find(name);
     if (it == rb_file.runs.end() || name == options.reference) continue;
