@@ -36,6 +36,13 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
   sub->add_option("--min-recall-drop", f.gate.min_recall_drop,
                   "Smallest change in median per-seed recall that counts (default 0.05)")
       ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--min-slowdown", f.gate.min_slowdown,
+                  "Smallest increase of the restricted mean steps to lock-in that counts, as a fraction (default "
+                  "0.3 = 30% slower); tested with the exact log-rank test")
+      ->check(CLI::Range(0.0, 100.0));
+  sub->add_flag("--allow-model-change", f.gate.allow_model_change,
+                "Compare configs whose model changed under the same key (state size, parameters, architecture); "
+                "without it such a config is 'model changed' and the exit code is 2");
   sub->add_option("--power", f.gate.target_power,
                   "Power the 'seeds needed' calculation aims for (default 0.8)")
       ->check(CLI::Range(0.01, 0.999));
@@ -72,7 +79,8 @@ inline void add_output_flags(CLI::App* sub, OutputFlags& o) {
 // the exit code (0, 1, or 3 with --fail-on-inconclusive).
 inline int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
                       const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs) {
-  const GateOptions gate = flags.resolved();
+  GateOptions gate = flags.resolved();
+  gate.power_analysis = true;  // the report states what each config can detect
   // Read everything before writing anything (bad input writes nothing).
   std::optional<Baseline> baseline;
   if (!baseline_path.empty()) baseline = read_baseline(baseline_path);

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "suite/core/errors.h"
 
@@ -111,6 +113,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::kImprovement: return "improvement";
     case Verdict::kInconclusive: return "inconclusive";
     case Verdict::kRegression: return "regression";
+    case Verdict::kModelChanged: return "model changed";
   }
   return "?";
 }
@@ -144,15 +147,95 @@ void check_comparable(const std::vector<Config>& baseline, const std::vector<Con
   }
 }
 
-Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
-  RB_CHECK_INPUT(o.alpha > 0.0 && o.alpha < 1.0, fmt::format("alpha got {}, expected a value in (0, 1)", o.alpha));
-  RB_CHECK_INPUT(o.min_lockin_drop >= 0.0 && o.min_lockin_drop <= 1.0,
-                 fmt::format("minimum lock-in effect got {}, expected a fraction in [0, 1]", o.min_lockin_drop));
-  RB_CHECK_INPUT(o.min_recall_drop >= 0.0 && o.min_recall_drop <= 1.0,
-                 fmt::format("minimum recall effect got {}, expected a value in [0, 1]", o.min_recall_drop));
-  check_comparable(baseline, current);
-  Comparison cmp;
-  cmp.options = o;
+std::string model_difference(const Config& b, const Config& c) {
+  std::vector<std::string> parts;
+  if (b.state_size != c.state_size) parts.push_back(fmt::format("state_size {} → {}", b.state_size, c.state_size));
+  if (b.parameters > 0 && c.parameters > 0 && b.parameters != c.parameters)
+    parts.push_back(fmt::format("parameters {} → {}", b.parameters, c.parameters));
+  if (!b.architecture.empty() && !c.architecture.empty() && b.architecture != c.architecture)
+    parts.push_back(fmt::format("architecture {} → {}", b.architecture, c.architecture));
+  if (b.cell_options != c.cell_options)
+    parts.push_back(fmt::format("cell options {} → {}", b.cell_options.dump(), c.cell_options.dump()));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget) {
+  std::vector<stats::SurvivalObservation> out;
+  for (const auto& s : config.seeds) {
+    if (s.locked_in && s.lock_in_step >= 0)
+      out.push_back({static_cast<double>(s.lock_in_step), true});
+    else
+      out.push_back({static_cast<double>(budget), false});
+  }
+  return out;
+}
+
+DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& o) {
+  DetectableEffect d;
+  const auto n_base = static_cast<int64_t>(baseline.seeds.size());
+  if (n_base == 0 || n_current <= 0) return d;
+  d.lock_in_from = static_cast<double>(locked(baseline)) / static_cast<double>(n_base);
+  // Lock-in: lower the current rate in steps of 0.01 until the exact power reaches the target.
+  for (double to = d.lock_in_from - o.min_lockin_drop; to >= -kEps; to -= 0.01) {
+    const double power = stats::fisher_power(d.lock_in_from, std::max(to, 0.0), n_base, n_current, level,
+                                             stats::Alternative::kGreater);
+    if (power >= o.target_power) {
+      d.lock_in_to = std::max(to, 0.0);
+      break;
+    }
+  }
+  // Time to lock-in: draw current sides from the baseline's own seeds (with replacement), every lock-in
+  // step multiplied by the factor and censored at the budget, and count how often the gate would flag
+  // them (exact log-rank p ≤ level and the minimum slowdown). Fixed seed: the same answer every time.
+  int64_t budget = baseline.step_budget();
+  for (const auto& s : baseline.seeds) budget = std::max({budget, s.steps, s.lock_in_step});
+  const auto base = lock_in_times(baseline, budget);
+  if (locked(baseline) == 0 || budget <= 0) return d;
+  const double tau = static_cast<double>(budget);
+  const double base_mean = stats::restricted_mean(base, tau);
+  // The same draws for every factor (common random numbers), so power grows with the factor and a
+  // bisection over the grid 1.1, 1.2, ..., 4.0 finds the smallest factor that reaches the target.
+  constexpr int64_t kDraws = 100;
+  d.draws = kDraws;
+  std::mt19937_64 rng(0x5eed5105u);
+  std::uniform_int_distribution<size_t> pick(0, base.size() - 1);
+  std::vector<std::vector<size_t>> draws(kDraws, std::vector<size_t>(static_cast<size_t>(n_current)));
+  for (auto& draw : draws)
+    for (auto& i : draw) i = pick(rng);
+  // Lock-in is only seen at an evaluation: a slowed seed locks in at the next one.
+  const double grid = baseline.train.contains("eval_every") && baseline.train.at("eval_every").is_number()
+                          ? std::max(1.0, baseline.train.at("eval_every").get<double>())
+                          : 1.0;
+  const auto reaches = [&](double factor) {
+    int64_t flagged = 0;
+    for (const auto& draw : draws) {
+      std::vector<stats::SurvivalObservation> cur;
+      for (size_t i : draw) {
+        auto obs = base[i];
+        if (obs.event) obs.time = std::ceil(obs.time * factor / grid - 1e-9) * grid;  // next evaluation
+        if (obs.time > tau) obs = {tau, false};
+        cur.push_back(obs);
+      }
+      const bool big = stats::restricted_mean(cur, tau) >= (1.0 + o.min_slowdown - kEps) * base_mean;
+      if (big && stats::log_rank(base, cur, stats::Alternative::kGreater).p_value <= level) ++flagged;
+    }
+    return static_cast<double>(flagged) >= o.target_power * static_cast<double>(kDraws);
+  };
+  const auto factor_at = [](int i) { return 1.1 + 0.1 * i; };
+  int lo = -1, hi = 29;  // factor_at(hi) reaches the target; factor_at(lo) does not (lo = -1: none tried)
+  if (!reaches(factor_at(hi))) return d;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (reaches(factor_at(mid)) ? hi : lo) = mid;
+  }
+  d.slowdown = factor_at(hi);
+  return d;
+}
+
+namespace {
+
+// Matches configs by key; configs on one side only are listed as missing or new.
+void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vector<Config>& current) {
   std::map<std::string, const Config*> cur_by_key, base_by_key;
   for (const auto& c : current) cur_by_key[c.key] = &c;
   for (const auto& c : baseline) base_by_key[c.key] = &c;
@@ -166,6 +249,7 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     cc.key = b.key;
     cc.baseline = &b;
     cc.current = it->second;
+    cc.model_change = model_difference(b, *it->second);
     cmp.configs.push_back(cc);
   }
   for (const auto& c : current)
@@ -178,112 +262,179 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
                     current.empty() ? "-" : current.front().key),
         "compare the battery the baseline was recorded from, or update it with `recallbench baseline update`");
   }
+}
 
-  // Raw one-sided tests per config.
+// The raw one-sided tests of one config: lock-in counts, recall, time to lock-in.
+void measure(ConfigComparison& cc) {
+  const Config& b = *cc.baseline;
+  const Config& c = *cc.current;
+  cc.k_base = locked(b);
+  cc.n_base = static_cast<int64_t>(b.seeds.size());
+  cc.k_cur = locked(c);
+  cc.n_cur = static_cast<int64_t>(c.seeds.size());
+  const double rb_ = static_cast<double>(cc.k_base) / static_cast<double>(cc.n_base);
+  const double rc = static_cast<double>(cc.k_cur) / static_cast<double>(cc.n_cur);
+  cc.rate_change = rc - rb_;
+  const stats::Table2x2 t{cc.k_base, cc.n_base - cc.k_base, cc.k_cur, cc.n_cur - cc.k_cur};
+  cc.p_lockin_drop = stats::fisher_p_value(t, stats::Alternative::kGreater);
+  cc.p_lockin_rise = stats::fisher_p_value(t, stats::Alternative::kLess);
+  const auto xb = recalls(b), xc = recalls(c);
+  cc.recall_base = spread(xb).median;
+  cc.recall_cur = spread(xc).median;
+  cc.recall_change = cc.recall_cur - cc.recall_base;
+  cc.p_recall_drop = stats::mann_whitney_u(xb, xc, stats::Alternative::kGreater).p_value;
+  cc.p_recall_rise = stats::mann_whitney_u(xb, xc, stats::Alternative::kLess).p_value;
+  cc.min_attainable_p = stats::min_attainable_p(cc.n_base, cc.n_cur, stats::Alternative::kGreater);
+
+  // Time to lock-in. Both sides share a recipe (same key), so one budget; a baseline without it (0) is
+  // censored at the last step any seed reached.
+  cc.budget = std::max(b.step_budget(), c.step_budget());
+  for (const Config* side : {&b, &c})
+    for (const auto& s : side->seeds) cc.budget = std::max({cc.budget, s.steps, s.lock_in_step});
+  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  // kGreater: the baseline's lock-ins come sooner, i.e. the current side is slower.
+  cc.p_slower = stats::log_rank(tb, tc, stats::Alternative::kGreater).p_value;
+  cc.p_faster = stats::log_rank(tb, tc, stats::Alternative::kLess).p_value;
+  const auto budget = static_cast<double>(cc.budget);
+  cc.time_base = stats::restricted_mean(tb, budget);
+  cc.time_cur = stats::restricted_mean(tc, budget);
+  cc.time_ratio = cc.time_base > 0.0 ? cc.time_cur / cc.time_base : 1.0;
+  cc.median_time_base = stats::kaplan_meier_median(tb);
+  cc.median_time_cur = stats::kaplan_meier_median(tc);
+}
+
+std::string steps_text(double median) { return std::isfinite(median) ? fmt::format("{:.0f}", median) : "never"; }
+
+// The verdict and its one-line reason, from the adjusted p-values.
+void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
+  const double level_needed = o.alpha / static_cast<double>(tests);
+  cc.level_needed = level_needed;
+  const std::string counts = fmt::format(
+      "lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}, steps to lock in (median) {} → {} (restricted "
+      "mean {:.0f} → {:.0f}, {:+.0f}%)",
+      cc.k_base, cc.n_base, cc.k_cur, cc.n_cur, pct(cc.rate_change), cc.recall_base, cc.recall_cur,
+      steps_text(cc.median_time_base), steps_text(cc.median_time_cur), cc.time_base, cc.time_cur,
+      100.0 * (cc.time_ratio - 1.0));
+  const bool slow_enough = cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
+  const bool fast_enough = cc.time_ratio > 0.0 && 1.0 / cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
+  const bool lock_drop = cc.p_lockin_drop_adj <= o.alpha && -cc.rate_change >= o.min_lockin_drop - kEps;
+  const bool recall_drop = cc.p_recall_drop_adj <= o.alpha && -cc.recall_change >= o.min_recall_drop - kEps;
+  const bool slower = cc.p_slower_adj <= o.alpha && slow_enough;
+  const bool lock_rise = cc.p_lockin_rise_adj <= o.alpha && cc.rate_change >= o.min_lockin_drop - kEps;
+  const bool recall_rise = cc.p_recall_rise_adj <= o.alpha && cc.recall_change >= o.min_recall_drop - kEps;
+  const bool faster = cc.p_faster_adj <= o.alpha && fast_enough;
+  const bool big_change = std::fabs(cc.rate_change) >= o.min_lockin_drop - kEps ||
+                          std::fabs(cc.recall_change) >= o.min_recall_drop - kEps || slow_enough || fast_enough;
+  const char* adj = stats::adjust_method_name(o.adjust);
+  if (lock_drop || recall_drop || slower) {
+    cc.verdict = Verdict::kRegression;
+    cc.reason = fmt::format("{}; lock-in drop: one-sided Fisher p = {:.3g} ({}-adjusted {:.3g}), recall drop: "
+                            "one-sided Mann–Whitney p = {:.3g} (adjusted {:.3g}), slower: exact log-rank p = {:.3g} "
+                            "(adjusted {:.3g}); alpha {}",
+                            counts, cc.p_lockin_drop, adj, cc.p_lockin_drop_adj, cc.p_recall_drop, cc.p_recall_drop_adj,
+                            cc.p_slower, cc.p_slower_adj, o.alpha);
+  } else if (lock_rise || recall_rise || faster) {
+    cc.verdict = Verdict::kImprovement;
+    cc.reason = fmt::format("{}; lock-in rise: one-sided Fisher p = {:.3g} (adjusted {:.3g}), recall rise: "
+                            "Mann–Whitney p = {:.3g} (adjusted {:.3g}), faster: log-rank p = {:.3g} (adjusted {:.3g})",
+                            counts, cc.p_lockin_rise, cc.p_lockin_rise_adj, cc.p_recall_rise, cc.p_recall_rise_adj,
+                            cc.p_faster, cc.p_faster_adj);
+  } else if (cc.min_attainable_p > level_needed + 1e-15) {
+    cc.verdict = Verdict::kInconclusive;
+    cc.reason = fmt::format("{}; {} vs {} seeds cannot reach significance: the smallest attainable one-sided p is "
+                            "{:.3g}, a lone change must reach {:.3g} ({} tests, alpha {}, {})",
+                            counts, cc.n_base, cc.n_cur, cc.min_attainable_p, level_needed, tests, o.alpha, adj);
+  } else if (big_change) {
+    cc.verdict = Verdict::kInconclusive;
+    cc.reason = fmt::format("{}; a change of at least the minimum effect ({:.0f} points lock-in, {:.2f} recall or "
+                            "{:.0f}% time to lock in) that is not significant after adjustment (lock-in p {:.3g} drop / "
+                            "{:.3g} rise, recall p {:.3g} drop / {:.3g} rise, log-rank p {:.3g} slower / {:.3g} faster)",
+                            counts, 100.0 * o.min_lockin_drop, o.min_recall_drop, 100.0 * o.min_slowdown,
+                            cc.p_lockin_drop_adj, cc.p_lockin_rise_adj, cc.p_recall_drop_adj, cc.p_recall_rise_adj,
+                            cc.p_slower_adj, cc.p_faster_adj);
+  } else {
+    cc.verdict = Verdict::kNoChange;
+    cc.reason = fmt::format("{}; no change of at least {:.0f} points lock-in, {:.2f} recall or {:.0f}% time to lock in",
+                            counts, 100.0 * o.min_lockin_drop, o.min_recall_drop, 100.0 * o.min_slowdown);
+  }
+  if (!cc.model_change.empty())
+    cc.reason = "model changed (" + cc.model_change + "), compared anyway (--allow-model-change); " + cc.reason;
+}
+
+// For an inconclusive config: about how many seeds per side would decide, planned for the larger of the
+// observed change and the minimum effect, in the observed direction (a drop when there was none), from
+// the baseline rate.
+void plan_more_seeds(ConfigComparison& cc, const GateOptions& o) {
+  const double from = static_cast<double>(cc.k_base) / static_cast<double>(cc.n_base);
+  const double effect = std::max(o.min_lockin_drop, std::fabs(cc.rate_change));
+  bool drop = cc.rate_change <= 0.0;
+  if (drop && from - o.min_lockin_drop < -kEps) drop = false;  // cannot drop that far: plan a rise
+  if (!drop && from + o.min_lockin_drop > 1.0 + kEps) drop = true;
+  const double to = std::clamp(drop ? from - effect : from + effect, 0.0, 1.0);
+  cc.planned_from = from;
+  cc.planned_to = to;
+  if (std::fabs(to - from) > kEps) {
+    const auto plan = plan_seeds(std::max(from, to), std::min(from, to), o.target_power, cc.level_needed, o.max_seeds);
+    cc.seeds_needed = plan.reached ? plan.n : 0;
+    cc.planned_power = plan.power;
+  }
+  if (cc.seeds_needed > 0)
+    cc.reason += fmt::format("; about {} seeds per side would detect lock-in {:.2f} → {:.2f} with power {:.2f}",
+                             cc.seeds_needed, from, to, cc.planned_power);
+  else
+    cc.reason += fmt::format("; no seed count up to {} reaches power {:.2f} for lock-in {:.2f} → {:.2f}",
+                             o.max_seeds, o.target_power, from, to);
+}
+
+}  // namespace
+
+Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
+  RB_CHECK_INPUT(o.alpha > 0.0 && o.alpha < 1.0, fmt::format("alpha got {}, expected a value in (0, 1)", o.alpha));
+  RB_CHECK_INPUT(o.min_lockin_drop >= 0.0 && o.min_lockin_drop <= 1.0,
+                 fmt::format("minimum lock-in effect got {}, expected a fraction in [0, 1]", o.min_lockin_drop));
+  RB_CHECK_INPUT(o.min_recall_drop >= 0.0 && o.min_recall_drop <= 1.0,
+                 fmt::format("minimum recall effect got {}, expected a value in [0, 1]", o.min_recall_drop));
+  RB_CHECK_INPUT(o.min_slowdown >= 0.0 && o.min_slowdown <= 100.0,
+                 fmt::format("minimum slowdown got {}, expected a fraction in [0, 100]", o.min_slowdown));
+  check_comparable(baseline, current);
+  Comparison cmp;
+  cmp.options = o;
+  match(cmp, baseline, current);
+
+  // A config whose model changed is not tested (unless allowed): its numbers belong to another model.
+  std::vector<ConfigComparison*> tested;
   for (auto& cc : cmp.configs) {
-    const Config& b = *cc.baseline;
-    const Config& c = *cc.current;
-    cc.k_base = locked(b);
-    cc.n_base = static_cast<int64_t>(b.seeds.size());
-    cc.k_cur = locked(c);
-    cc.n_cur = static_cast<int64_t>(c.seeds.size());
-    const double rb_ = static_cast<double>(cc.k_base) / static_cast<double>(cc.n_base);
-    const double rc = static_cast<double>(cc.k_cur) / static_cast<double>(cc.n_cur);
-    cc.rate_change = rc - rb_;
-    const stats::Table2x2 t{cc.k_base, cc.n_base - cc.k_base, cc.k_cur, cc.n_cur - cc.k_cur};
-    cc.p_lockin_drop = stats::fisher_p_value(t, stats::Alternative::kGreater);
-    cc.p_lockin_rise = stats::fisher_p_value(t, stats::Alternative::kLess);
-    const auto xb = recalls(b), xc = recalls(c);
-    cc.recall_base = spread(xb).median;
-    cc.recall_cur = spread(xc).median;
-    cc.recall_change = cc.recall_cur - cc.recall_base;
-    cc.p_recall_drop = stats::mann_whitney_u(xb, xc, stats::Alternative::kGreater).p_value;
-    cc.p_recall_rise = stats::mann_whitney_u(xb, xc, stats::Alternative::kLess).p_value;
-    cc.min_attainable_p = stats::min_attainable_p(cc.n_base, cc.n_cur, stats::Alternative::kGreater);
+    measure(cc);
+    if (!cc.model_change.empty() && !o.allow_model_change) {
+      cc.verdict = Verdict::kModelChanged;
+      cc.reason = "the model under this key changed: " + cc.model_change +
+                  "; not compared (review the change, then re-record the baseline, or pass --allow-model-change)";
+      continue;
+    }
+    tested.push_back(&cc);
   }
 
   // Two families (drops gate; rises inform), each adjusted over every test in it.
-  const size_t m = cmp.configs.size();
   std::vector<double> drops, rises;
-  for (const auto& cc : cmp.configs) {
-    drops.push_back(cc.p_lockin_drop);
-    drops.push_back(cc.p_recall_drop);
-    rises.push_back(cc.p_lockin_rise);
-    rises.push_back(cc.p_recall_rise);
+  for (const auto* cc : tested) {
+    drops.insert(drops.end(), {cc->p_lockin_drop, cc->p_recall_drop, cc->p_slower});
+    rises.insert(rises.end(), {cc->p_lockin_rise, cc->p_recall_rise, cc->p_faster});
   }
   const auto drops_adj = stats::p_adjust(drops, o.adjust);
   const auto rises_adj = stats::p_adjust(rises, o.adjust);
   cmp.tests = static_cast<int64_t>(drops.size());
-  const double level_needed = o.alpha / static_cast<double>(cmp.tests);
-
-  for (size_t i = 0; i < m; ++i) {
-    auto& cc = cmp.configs[i];
-    cc.p_lockin_drop_adj = drops_adj[2 * i];
-    cc.p_recall_drop_adj = drops_adj[2 * i + 1];
-    cc.p_lockin_rise_adj = rises_adj[2 * i];
-    cc.p_recall_rise_adj = rises_adj[2 * i + 1];
-    cc.level_needed = level_needed;
-    const std::string counts = fmt::format("lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}", cc.k_base,
-                                           cc.n_base, cc.k_cur, cc.n_cur, pct(cc.rate_change), cc.recall_base,
-                                           cc.recall_cur);
-    const bool lock_drop = cc.p_lockin_drop_adj <= o.alpha && -cc.rate_change >= o.min_lockin_drop - kEps;
-    const bool recall_drop = cc.p_recall_drop_adj <= o.alpha && -cc.recall_change >= o.min_recall_drop - kEps;
-    const bool lock_rise = cc.p_lockin_rise_adj <= o.alpha && cc.rate_change >= o.min_lockin_drop - kEps;
-    const bool recall_rise = cc.p_recall_rise_adj <= o.alpha && cc.recall_change >= o.min_recall_drop - kEps;
-    const bool big_change = std::fabs(cc.rate_change) >= o.min_lockin_drop - kEps ||
-                            std::fabs(cc.recall_change) >= o.min_recall_drop - kEps;
-    const char* adj = stats::adjust_method_name(o.adjust);
-    if (lock_drop || recall_drop) {
-      cc.verdict = Verdict::kRegression;
-      cc.reason = fmt::format("{}; lock-in drop: one-sided Fisher p = {:.3g} ({}-adjusted {:.3g}), recall drop: "
-                              "one-sided Mann–Whitney p = {:.3g} (adjusted {:.3g}); alpha {}",
-                              counts, cc.p_lockin_drop, adj, cc.p_lockin_drop_adj, cc.p_recall_drop,
-                              cc.p_recall_drop_adj, o.alpha);
-    } else if (lock_rise || recall_rise) {
-      cc.verdict = Verdict::kImprovement;
-      cc.reason = fmt::format("{}; lock-in rise: one-sided Fisher p = {:.3g} (adjusted {:.3g}), recall rise: "
-                              "Mann–Whitney p = {:.3g} (adjusted {:.3g})",
-                              counts, cc.p_lockin_rise, cc.p_lockin_rise_adj, cc.p_recall_rise, cc.p_recall_rise_adj);
-    } else if (cc.min_attainable_p > level_needed + 1e-15) {
-      cc.verdict = Verdict::kInconclusive;
-      cc.reason = fmt::format("{}; {} vs {} seeds cannot reach significance: the smallest attainable one-sided p is "
-                              "{:.3g}, a lone change must reach {:.3g} ({} tests, alpha {}, {})",
-                              counts, cc.n_base, cc.n_cur, cc.min_attainable_p, level_needed, cmp.tests, o.alpha, adj);
-    } else if (big_change) {
-      cc.verdict = Verdict::kInconclusive;
-      cc.reason = fmt::format("{}; a change of at least the minimum effect ({:.0f} points lock-in or {:.2f} recall) "
-                              "that is not significant after adjustment (lock-in p {:.3g} drop / {:.3g} rise, recall p "
-                              "{:.3g} drop / {:.3g} rise)",
-                              counts, 100.0 * o.min_lockin_drop, o.min_recall_drop, cc.p_lockin_drop_adj,
-                              cc.p_lockin_rise_adj, cc.p_recall_drop_adj, cc.p_recall_rise_adj);
-    } else {
-      cc.verdict = Verdict::kNoChange;
-      cc.reason = fmt::format("{}; no change of at least {:.0f} points lock-in or {:.2f} recall", counts,
-                              100.0 * o.min_lockin_drop, o.min_recall_drop);
-    }
-    if (cc.verdict == Verdict::kInconclusive) {
-      // Plan for the larger of the observed change and the minimum effect, in the observed direction
-      // (a drop when there was none), from the baseline rate.
-      const double from = static_cast<double>(cc.k_base) / static_cast<double>(cc.n_base);
-      const double effect = std::max(o.min_lockin_drop, std::fabs(cc.rate_change));
-      bool drop = cc.rate_change <= 0.0;
-      if (drop && from - o.min_lockin_drop < -kEps) drop = false;  // cannot drop that far: plan a rise
-      if (!drop && from + o.min_lockin_drop > 1.0 + kEps) drop = true;
-      const double to = std::clamp(drop ? from - effect : from + effect, 0.0, 1.0);
-      cc.planned_from = from;
-      cc.planned_to = to;
-      if (std::fabs(to - from) > kEps) {
-        const auto plan = plan_seeds(std::max(from, to), std::min(from, to), o.target_power, level_needed, o.max_seeds);
-        cc.seeds_needed = plan.reached ? plan.n : 0;
-        cc.planned_power = plan.power;
-      }
-      if (cc.seeds_needed > 0)
-        cc.reason += fmt::format("; about {} seeds per side would detect lock-in {:.2f} → {:.2f} with power {:.2f}",
-                                 cc.seeds_needed, from, to, cc.planned_power);
-      else
-        cc.reason += fmt::format("; no seed count up to {} reaches power {:.2f} for lock-in {:.2f} → {:.2f}",
-                                 o.max_seeds, o.target_power, from, to);
-    }
+  for (size_t i = 0; i < tested.size(); ++i) {
+    auto& cc = *tested[i];
+    cc.p_lockin_drop_adj = drops_adj[3 * i];
+    cc.p_recall_drop_adj = drops_adj[3 * i + 1];
+    cc.p_slower_adj = drops_adj[3 * i + 2];
+    cc.p_lockin_rise_adj = rises_adj[3 * i];
+    cc.p_recall_rise_adj = rises_adj[3 * i + 1];
+    cc.p_faster_adj = rises_adj[3 * i + 2];
+    judge(cc, o, cmp.tests);
+    if (cc.verdict == Verdict::kInconclusive) plan_more_seeds(cc, o);
+    if (o.power_analysis)
+      cc.detectable = detectable_effect(*cc.baseline, cc.n_cur, cc.level_needed, o);
   }
   for (const auto& cc : cmp.configs) {
     if (severity(cc.verdict) > severity(cmp.verdict)) cmp.verdict = cc.verdict;
@@ -292,6 +443,7 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
       case Verdict::kImprovement: ++cmp.improvements; break;
       case Verdict::kInconclusive: ++cmp.inconclusive; break;
       case Verdict::kNoChange: ++cmp.unchanged; break;
+      case Verdict::kModelChanged: ++cmp.model_changed; break;
     }
   }
   std::stable_sort(cmp.configs.begin(), cmp.configs.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
@@ -301,12 +453,14 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
 }
 
 int gate_exit_code(const Comparison& c, bool fail_on_inconclusive) {
+  if (c.verdict == Verdict::kModelChanged) return kExitUsage;
   if (c.verdict == Verdict::kRegression) return 1;
   if (c.verdict == Verdict::kInconclusive && fail_on_inconclusive) return 3;
   return 0;
 }
 
 json comparison_to_json(const Comparison& c) {
+  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json configs = json::array();
   for (const auto& cc : c.configs) {
     configs.push_back({
@@ -315,18 +469,37 @@ json comparison_to_json(const Comparison& c) {
         {"task", cc.current->task_label()},
         {"verdict", verdict_name(cc.verdict)},
         {"reason", cc.reason},
-        {"baseline", {{"locked_in", cc.k_base}, {"seeds", cc.n_base}, {"median_recall", cc.recall_base}}},
-        {"current", {{"locked_in", cc.k_cur}, {"seeds", cc.n_cur}, {"median_recall", cc.recall_cur}}},
+        {"model_change", cc.model_change.empty() ? json(nullptr) : json(cc.model_change)},
+        {"baseline",
+         {{"locked_in", cc.k_base}, {"seeds", cc.n_base}, {"median_recall", cc.recall_base},
+          {"state_size", cc.baseline->state_size}, {"parameters", cc.baseline->parameters},
+          {"architecture", cc.baseline->architecture}, {"steps_to_lock_in_median", num(cc.median_time_base)},
+          {"steps_to_lock_in_restricted_mean", cc.time_base}}},
+        {"current",
+         {{"locked_in", cc.k_cur}, {"seeds", cc.n_cur}, {"median_recall", cc.recall_cur},
+          {"state_size", cc.current->state_size}, {"parameters", cc.current->parameters},
+          {"architecture", cc.current->architecture}, {"steps_to_lock_in_median", num(cc.median_time_cur)},
+          {"steps_to_lock_in_restricted_mean", cc.time_cur}}},
         {"lock_in_rate_change", cc.rate_change},
         {"recall_change", cc.recall_change},
+        {"step_budget", cc.budget},
+        {"time_to_lock_in_ratio", cc.time_ratio},
         {"p",
          {{"lock_in_drop", cc.p_lockin_drop}, {"lock_in_rise", cc.p_lockin_rise},
-          {"recall_drop", cc.p_recall_drop}, {"recall_rise", cc.p_recall_rise}}},
+          {"recall_drop", cc.p_recall_drop}, {"recall_rise", cc.p_recall_rise},
+          {"slower", cc.p_slower}, {"faster", cc.p_faster}}},
         {"p_adjusted",
          {{"lock_in_drop", cc.p_lockin_drop_adj}, {"lock_in_rise", cc.p_lockin_rise_adj},
-          {"recall_drop", cc.p_recall_drop_adj}, {"recall_rise", cc.p_recall_rise_adj}}},
+          {"recall_drop", cc.p_recall_drop_adj}, {"recall_rise", cc.p_recall_rise_adj},
+          {"slower", cc.p_slower_adj}, {"faster", cc.p_faster_adj}}},
         {"min_attainable_p", cc.min_attainable_p},
         {"level_needed", cc.level_needed},
+        {"detectable",
+         c.options.power_analysis
+             ? json{{"power", c.options.target_power}, {"lock_in_from", cc.detectable.lock_in_from},
+                    {"lock_in_to", num(cc.detectable.lock_in_to)}, {"slowdown", num(cc.detectable.slowdown)},
+                    {"draws", cc.detectable.draws}}
+             : json(nullptr)},
         {"seeds_needed", cc.seeds_needed > 0 ? json(cc.seeds_needed) : json(nullptr)},
         {"planned_lock_in", cc.verdict == Verdict::kInconclusive
                                 ? json{{"from", cc.planned_from}, {"to", cc.planned_to}, {"power", cc.planned_power}}
@@ -336,12 +509,13 @@ json comparison_to_json(const Comparison& c) {
   return {{"verdict", verdict_name(c.verdict)},
           {"options",
            {{"alpha", c.options.alpha}, {"min_lock_in_drop", c.options.min_lockin_drop},
-            {"min_recall_drop", c.options.min_recall_drop}, {"target_power", c.options.target_power},
-            {"adjust", stats::adjust_method_name(c.options.adjust)}}},
+            {"min_recall_drop", c.options.min_recall_drop}, {"min_slowdown", c.options.min_slowdown},
+            {"target_power", c.options.target_power}, {"adjust", stats::adjust_method_name(c.options.adjust)},
+            {"allow_model_change", c.options.allow_model_change}}},
           {"tests", c.tests},
           {"counts",
            {{"regression", c.regressions}, {"improvement", c.improvements}, {"inconclusive", c.inconclusive},
-            {"no_change", c.unchanged}}},
+            {"no_change", c.unchanged}, {"model_changed", c.model_changed}}},
           {"configs", configs},
           {"missing_in_current", c.missing_in_current},
           {"missing_in_baseline", c.missing_in_baseline},

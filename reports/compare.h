@@ -1,13 +1,22 @@
 // The regression gate: configurations of a current result set against a stored baseline, matched by
-// config key, each judged regression / improvement / no change / inconclusive; and the battery's
-// contrasts (pairs of configurations differing in one knob) tested against each other.
+// config key, each judged regression / improvement / no change / inconclusive / model changed; and the
+// battery's contrasts (pairs of configurations differing in one knob) tested against each other.
 //
-// Decision rule (../shared/reference/regression_gating.md §4): per matched config two one-sided tests in
-// the direction of a drop: Fisher's exact test on the lock-in counts (k/n baseline vs current) and
-// Mann–Whitney U on the per-seed recall (final held-out accuracy). All drop tests of the comparison form
-// one family, Holm-adjusted (family-wise error ≤ alpha); the rise tests form a second family. A config is
-//   regression    when a drop test is significant after adjustment AND the drop is at least the minimum
-//                 effect (lock-in rate, or median recall);
+// Decision rule (../shared/reference/regression_gating.md §4). First, per matched config, the model's
+// identity as resolved at run time (state size, parameter count, architecture hash, resolved cell options)
+// must be the same on both sides: a config whose model changed under an unchanged key is "model changed",
+// never compared (a different architecture's numbers mean nothing against this baseline) unless the
+// caller allows it on purpose. Then three one-sided tests per config in the direction of a drop:
+//   - Fisher's exact test on the lock-in counts (k/n baseline vs current);
+//   - Mann–Whitney U on the per-seed recall (final held-out accuracy);
+//   - the exact (permutation) log-rank test on the time to lock-in: each seed is an event at its
+//     lock_in_step or censored at the step budget, so "learning got slower" shows long before the end
+//     state changes (stats::log_rank).
+// All drop tests of the comparison form one family, Holm-adjusted (family-wise error ≤ alpha); the rise
+// tests form a second family. A config is
+//   regression    when a drop test is significant after adjustment AND the change is at least the minimum
+//                 effect (lock-in rate; median recall; restricted mean time to lock-in longer by
+//                 min_slowdown, e.g. +30%);
 //   improvement   likewise for a rise (and no regression);
 //   inconclusive  when the seeds cannot reach significance at all at the adjusted level (smallest
 //                 attainable p > alpha / tests), or a change of at least the minimum effect was seen but
@@ -16,6 +25,7 @@
 //   no change     otherwise.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,10 +45,29 @@ struct GateOptions {
   double target_power = 0.8;      // power the "seeds needed" calculation aims for
   stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;  // multiple-comparison adjustment
   int64_t max_seeds = 200;        // the seed calculation gives up above this
+  double min_slowdown = 0.3;      // smallest change in restricted mean time to lock-in that counts (+30%)
+  bool allow_model_change = false;  // compare configs whose model changed anyway (flagged in the reason)
+  bool power_analysis = false;    // also compute each config's detectable effects (DetectableEffect; costs
+                                  // a few hundred exact log-rank tests per config)
 };
 
-enum class Verdict { kNoChange, kImprovement, kInconclusive, kRegression };
-// "no change", "improvement", "inconclusive", "regression".
+// The smallest changes the gate detects with the target power for one baseline config, were the current
+// side to bring `n_current` seeds, each tested alone at `level` (alpha / tests: what Holm asks of a lone
+// change) together with the minimum effect.
+struct DetectableEffect {
+  double lock_in_from = 0.0;     // the baseline's lock-in rate
+  double lock_in_to = NAN;       // the highest lower rate detected with the target power (exact Fisher power);
+                                 // NaN when no drop is
+  double slowdown = NAN;         // the smallest factor on every seed's steps to lock-in detected with the target
+                                 // power (exact log-rank test, simulated by resampling the baseline's seeds;
+                                 // factors up to 4); NaN when none is, e.g. no seed locks in
+  int64_t draws = 0;             // simulated current sides per factor
+};
+DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& options);
+
+// In increasing severity.
+enum class Verdict { kNoChange, kImprovement, kInconclusive, kRegression, kModelChanged };
+// "no change", "improvement", "inconclusive", "regression", "model changed".
 const char* verdict_name(Verdict v);
 
 // One matched configuration.
@@ -55,10 +84,23 @@ struct ConfigComparison {
   double p_lockin_rise = 1.0;         // one-sided Fisher p, H1: current rate higher
   double p_recall_drop = 1.0;         // one-sided Mann–Whitney p, H1: current recall lower
   double p_recall_rise = 1.0;
+  double p_slower = 1.0;              // one-sided exact log-rank p, H1: current locks in later (lower hazard)
+  double p_faster = 1.0;
   double p_lockin_drop_adj = 1.0;     // the same after adjustment across the comparison
   double p_lockin_rise_adj = 1.0;
   double p_recall_drop_adj = 1.0;
   double p_recall_rise_adj = 1.0;
+  double p_slower_adj = 1.0;
+  double p_faster_adj = 1.0;
+  int64_t budget = 0;                 // step budget: where seeds that never locked in are censored
+  double time_base = 0.0;             // restricted mean steps to lock-in (area under the Kaplan–Meier
+  double time_cur = 0.0;              //   curve up to the budget), baseline and current
+  double time_ratio = 1.0;            // time_cur / time_base (> 1: slower)
+  double median_time_base = 0.0;      // Kaplan–Meier median steps to lock-in (NaN: fewer than half locked in)
+  double median_time_cur = 0.0;
+  DetectableEffect detectable;        // with GateOptions::power_analysis
+  std::string model_change;           // what differs in the model ("" when the same), e.g.
+                                      // "state_size 1312 → 1120; parameters 28288 → 27904"
   double min_attainable_p = 1.0;      // smallest one-sided p these seed counts can give (both tests)
   double level_needed = 0.0;          // alpha / tests: what a lone change must reach after Holm
   Verdict verdict = Verdict::kNoChange;
@@ -77,8 +119,9 @@ struct Comparison {
   std::vector<std::string> missing_in_current;  // baseline configs the current results lack
   std::vector<std::string> missing_in_baseline; // current configs the baseline lacks (new)
   int64_t tests = 0;                            // tests in the drop family
-  Verdict verdict = Verdict::kNoChange;         // worst of the configs: regression > inconclusive > improvement > no change
-  int64_t regressions = 0, improvements = 0, inconclusive = 0, unchanged = 0;
+  Verdict verdict = Verdict::kNoChange;         // worst of the configs (model changed > regression >
+                                                // inconclusive > improvement > no change)
+  int64_t regressions = 0, improvements = 0, inconclusive = 0, unchanged = 0, model_changed = 0;
   json baseline_context = json::object();
   json current_context = json::object();
 };
@@ -94,7 +137,15 @@ void check_comparable(const std::vector<Config>& baseline, const std::vector<Con
 Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current,
                    const GateOptions& options = {});
 
-// The process exit code: 1 on a regression, 3 when inconclusive and `fail_on_inconclusive`, else 0.
+// What differs between the models of two configs with the same key ("" when nothing): state size,
+// parameter count, architecture hash (when both record one), resolved cell options.
+std::string model_difference(const Config& baseline, const Config& current);
+
+// The seeds of a config as survival data: an event at lock_in_step, or censored at `budget`.
+std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget);
+
+// The process exit code: 2 when a model changed (and that was not allowed: the baseline must be
+// re-recorded after review), 1 on a regression, 3 when inconclusive and `fail_on_inconclusive`, else 0.
 int gate_exit_code(const Comparison& comparison, bool fail_on_inconclusive);
 
 json comparison_to_json(const Comparison& comparison);

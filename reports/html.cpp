@@ -169,6 +169,7 @@ std::string verdict_class(const std::string& verdict) {
   if (verdict == "inconclusive") return "v-inc";
   if (verdict == "improvement") return "v-imp";
   if (verdict == "no change") return "v-ok";
+  if (verdict == "model changed") return "v-reg";
   return "v-none";
 }
 
@@ -181,12 +182,15 @@ std::string section_verdict(const ReportInput& in) {
     return s;
   }
   const Comparison& c = *in.comparison;
-  s += fmt::format("<p>{} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} configs compared "
-                   "against <code>{}</code>. A regression needs a drop of at least {:.0f} points in lock-in rate or "
-                   "{:.2f} in median recall, significant after {} adjustment over {} one-sided tests at alpha {}.</p>",
-                   c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(), esc(in.baseline_path),
-                   100 * c.options.min_lockin_drop, c.options.min_recall_drop,
-                   stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha);
+  s += fmt::format("<p>{} model changed, {} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} "
+                   "configs compared against <code>{}</code>. A regression needs a drop of at least {:.0f} points in "
+                   "lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted mean steps; exact "
+                   "log-rank test), significant after {} adjustment over {} one-sided tests at alpha {}. A config whose "
+                   "model changed under the same key (state size, parameters, architecture) is not compared{}.</p>",
+                   c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(),
+                   esc(in.baseline_path), 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
+                   100 * c.options.min_slowdown, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
+                   c.options.allow_model_change ? " (here compared anyway: --allow-model-change)" : "");
   std::string rows;
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange) continue;
@@ -476,6 +480,60 @@ std::string section_curves(const RunSet& runs) {
   return s + "</div></section>";
 }
 
+// The lock-in lottery as a survival curve: per compared config, the Kaplan–Meier share of seeds not yet
+// locked in against the training step, baseline (grey, dashed) and now; a seed that never locked in is
+// censored at the step budget. A curve shifted right is slower learning, one that stays higher is fewer
+// lock-ins: what the log-rank test in the gate measures.
+std::string section_survival(const ReportInput& in) {
+  if (!in.comparison) return "";
+  const auto km_series = [](const std::vector<stats::SurvivalObservation>& obs, const std::string& label,
+                            const std::string& color, bool dashed) {
+    Series se;
+    se.label = label;
+    se.color = color;
+    se.dashed = dashed;
+    double survival = 1.0;
+    se.points.push_back({0.0, 1.0});
+    for (const auto& step : stats::kaplan_meier(obs)) {
+      se.points.push_back({step.time, survival});
+      survival = step.survival;
+      se.points.push_back({step.time, survival});
+    }
+    return se;
+  };
+  std::string figures;
+  for (const auto& cc : in.comparison->configs) {
+    if (cc.budget <= 0) continue;
+    const auto budget = static_cast<double>(cc.budget);
+    auto base = km_series(lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true);
+    auto now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false);
+    for (auto* se : {&base, &now}) se->points.push_back({budget, se->points.back().second});
+    figures += fmt::format(
+        "<figure><figcaption><b>{}</b> · {} · <span class=\"badge {}\">{}</span><br>log-rank p slower {} (adjusted "
+        "{}), median steps {} → {}{}</figcaption>{}</figure>",
+        esc(cc.current->cell), esc(cc.current->task_label()), verdict_class(verdict_name(cc.verdict)),
+        esc(verdict_name(cc.verdict)), fmt_num(cc.p_slower), fmt_num(cc.p_slower_adj),
+        std::isfinite(cc.median_time_base) ? fmt::format("{:.0f}", cc.median_time_base) : "never",
+        std::isfinite(cc.median_time_cur) ? fmt::format("{:.0f}", cc.median_time_cur) : "never",
+        in.comparison->options.power_analysis
+            ? fmt::format("<br>detects with power {:.0f}%: lock-in {}, slowdown {}", 100 * in.comparison->options.target_power,
+                          std::isnan(cc.detectable.lock_in_to)
+                              ? std::string("no drop")
+                              : fmt::format("{:.2f} → {:.2f}", cc.detectable.lock_in_from, cc.detectable.lock_in_to),
+                          std::isnan(cc.detectable.slowdown) ? std::string("none up to ×4")
+                                                             : fmt::format("×{:.1f}", cc.detectable.slowdown))
+            : std::string(),
+        line_chart(cc.current->cell + " · " + cc.current->task_label() + ": share of seeds not yet locked in",
+                   Axis{"step", 0, budget}, Axis{"not yet locked in", 0, 1}, {base, now}));
+  }
+  if (figures.empty()) return "";
+  return "<section id=\"survival\"><h2>Time to lock-in (Kaplan–Meier)</h2><p class=\"note\">Share of seeds not yet "
+         "locked in against the training step, baseline (dashed) and now; seeds that never locked in are censored at "
+         "the step budget. The gate tests \"slower\" with the exact log-rank test in the same Holm family as the "
+         "lock-in and recall tests.</p><div class=\"grid\">" +
+         figures + "</div></section>";
+}
+
 std::string section_kernels(const json& bench) {
   const auto rows = bench_rows(bench);
   if (rows.empty()) return "";
@@ -654,6 +712,7 @@ std::string report_html(const ReportInput& in) {
   page += section_sweeps(runs, color_of);
   page += section_lottery(runs);
   page += section_contrasts(in.contrasts);
+  page += section_survival(in);
   page += section_curves(runs);
   page += section_kernels(in.bench);
   page += section_configs(runs);

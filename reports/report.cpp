@@ -128,9 +128,10 @@ std::string report_markdown(const ReportInput& in) {
   std::string headline;
   if (in.comparison) {
     const Comparison& c = *in.comparison;
-    headline = fmt::format("**{}**: {} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} "
-                           "compared configs",
-                           verdict, c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size());
+    headline = fmt::format("**{}**: {} model changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
+                           "unchanged of {} compared configs",
+                           verdict, c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
+                           c.configs.size());
   } else {
     headline = "**no baseline**: results only, nothing was gated";
   }
@@ -140,23 +141,43 @@ std::string report_markdown(const ReportInput& in) {
   if (in.comparison) {
     const Comparison& c = *in.comparison;
     md += fmt::format(" · baseline: `{}` (commit {}) · {} over {} tests, alpha {}, minimum effect {:.0f} points "
-                      "lock-in or {:.2f} recall",
+                      "lock-in, {:.2f} recall or {:.0f}% slower lock-in",
                       in.baseline_path, short_commit(c.baseline_context), stats::adjust_method_name(c.options.adjust),
-                      c.tests, c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop);
+                      c.tests, c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
+                      100 * c.options.min_slowdown);
   }
   md += "\n\n";
   if (in.comparison) {
-    for (Verdict v : {Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
+    for (Verdict v : {Verdict::kModelChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
       std::string section;
       for (const auto& cc : in.comparison->configs) {
         if (cc.verdict != v) continue;
         section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
       }
       if (!section.empty()) {
-        const char* title = v == Verdict::kRegression ? "Regressions" : v == Verdict::kInconclusive ? "Inconclusive" : "Improvements";
+        const char* title = v == Verdict::kModelChanged ? "Model changed (not compared; re-record the baseline after review)"
+                            : v == Verdict::kRegression   ? "Regressions"
+                            : v == Verdict::kInconclusive ? "Inconclusive"
+                                                          : "Improvements";
         md += fmt::format("### {}\n\n{}\n", title, section);
       }
     }
+    std::string power;
+    for (const auto& cc : in.comparison->configs) {
+      if (cc.detectable.draws == 0 && std::isnan(cc.detectable.lock_in_to)) continue;
+      const auto& d = cc.detectable;
+      power += fmt::format("| {} | {} | {}/{} | {} | {} |\n", md_escape(cc.current->cell),
+                           md_escape(cc.current->task_label()), cc.k_base, cc.n_base,
+                           std::isnan(d.lock_in_to) ? std::string("none")
+                                                    : fmt::format("{:.2f} → {:.2f}", d.lock_in_from, d.lock_in_to),
+                           std::isnan(d.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", d.slowdown));
+    }
+    if (!power.empty())
+      md += fmt::format("### What this gate detects with power {:.0f}%\n\nPer config, at {} seeds now, tested alone at "
+                        "alpha / tests: the lock-in drop (exact Fisher power) and the slowdown of every seed's lock-in "
+                        "(exact log-rank test, simulated from the baseline's seeds).\n\n| cell | task | baseline "
+                        "lock-in | lock-in drop detected | slowdown detected |\n|---|---|---|---|---|\n{}\n",
+                        100 * in.comparison->options.target_power, in.comparison->configs.front().n_cur, power);
     if (!in.comparison->missing_in_current.empty()) {
       md += "### In the baseline, missing from these results\n\n";
       for (const auto& k : in.comparison->missing_in_current) md += "- `" + k + "`\n";
@@ -197,17 +218,23 @@ std::string report_markdown(const ReportInput& in) {
 
 std::string comparison_text(const Comparison& c, const std::string& baseline_path) {
   std::string out = fmt::format(
-      "verdict: {} ({} regression, {} inconclusive, {} improvement, {} no change of {} configs compared with {}; "
-      "{} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in or {:.2f} recall)\n",
-      verdict_name(c.verdict), c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(),
-      baseline_path, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
-      100 * c.options.min_lockin_drop, c.options.min_recall_drop);
+      "verdict: {} ({} model changed, {} regression, {} inconclusive, {} improvement, {} no change of {} configs "
+      "compared with {}; {} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in, {:.2f} recall or "
+      "{:.0f}% slower lock-in)\n",
+      verdict_name(c.verdict), c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
+      c.configs.size(), baseline_path, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
+      100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown);
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange) continue;
     out += fmt::format("  {:<12} {}\n               {}\n", verdict_name(cc.verdict), cc.key, cc.reason);
   }
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
   for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
+  if (c.model_changed > 0)
+    out += fmt::format("the model changed under {} config key(s): review the change; to accept it, record a new "
+                       "baseline from these results with `recallbench baseline update BATTERY --results DIR --out {}` "
+                       "and commit it (or compare anyway with --allow-model-change)\n",
+                       c.model_changed, baseline_path);
   return out;
 }
 

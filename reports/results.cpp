@@ -77,6 +77,7 @@ std::pair<Config, SeedOutcome> parse_run(const json& doc, const std::string& whe
   c.state_budget = integer_or(c.model, "state_budget", 0);
   c.state_size = integer_or(result, "state_size", 0);
   c.parameters = integer_or(result, "parameters", 0);
+  c.architecture = result.value("architecture", "");
   c.capacity_bits = number_or(result, "capacity_bits", 0.0);
 
   SeedOutcome s;
@@ -150,6 +151,8 @@ std::string Config::task_label() const {
   return label;
 }
 
+int64_t Config::step_budget() const { return integer_or(train, "steps", 0); }
+
 double Config::task_number(const std::string& option) const {
   if (!task_options.contains(option) || !task_options.at(option).is_number()) return kNaN;
   return task_options.at(option).get<double>();
@@ -172,9 +175,13 @@ RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents) {
       commits.insert(doc.at("context").at("git_commit").get<std::string>());
     ++set.run_count;
     auto [it, fresh] = by_key.try_emplace(config.key, config);
-    if (!fresh && it->second.state_size != config.state_size)
-      throw UsageError(fmt::format("config {}: runs disagree on state_size ({} in one, {} in {})", config.key,
-                                   it->second.state_size, config.state_size, where));
+    if (!fresh && (it->second.state_size != config.state_size || it->second.parameters != config.parameters ||
+                   it->second.architecture != config.architecture))
+      throw UsageError(fmt::format("config {}: runs disagree on the model (state_size {} / {}, parameters {} / {}, "
+                                   "architecture '{}' / '{}' in {}): they were trained by different builds",
+                                   config.key, it->second.state_size, config.state_size, it->second.parameters,
+                                   config.parameters, it->second.architecture, config.architecture, where),
+                       "rerun the stale runs into a fresh results directory (recallbench run --out NEW_DIR)");
     it->second.seeds.push_back(std::move(seed));
   }
   for (auto& [key, c] : by_key) {
@@ -310,6 +317,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"state_size", c.state_size},
           {"state_budget", c.state_budget},
           {"parameters", c.parameters},
+          {"architecture", c.architecture},
           {"capacity_bits", c.capacity_bits},
           {"summary", summary_to_json(summarize(c))},
           {"seeds", seeds}};
@@ -328,6 +336,7 @@ Config config_from_json(const json& j, const std::string& where) {
   c.state_size = require_field<int64_t>(j, "state_size", where);
   c.state_budget = require_field<int64_t>(j, "state_budget", where);
   c.parameters = integer_or(j, "parameters", 0);
+  c.architecture = j.value("architecture", "");
   c.capacity_bits = number_or(j, "capacity_bits", 0.0);
   const json seeds = require_field<json>(j, "seeds", where);
   if (!seeds.is_array() || seeds.empty())

@@ -54,6 +54,7 @@ struct Config {
   int64_t state_size = 0;             // recurrent state per layer per sequence, in numbers (measured)
   int64_t state_budget = 0;           // the state budget asked for (model.state_budget; 0 = cell default)
   int64_t parameters = 0;             // trainable parameters
+  std::string architecture;           // hash of the parameters' names and shapes ("" in older documents)
   double capacity_bits = 0.0;         // what the task requires the state to hold: K·log2 V bits
   std::vector<SeedOutcome> seeds;     // sorted by seed, one per seed
 
@@ -61,6 +62,8 @@ struct Config {
   std::string task_label() const;
   // A task option as a number (e.g. "pairs"); NaN when absent or not a number.
   double task_number(const std::string& option) const;
+  // The step budget of the recipe (train.steps): where a seed that never locked in is censored.
+  int64_t step_budget() const;
 };
 
 // Two configurations of one battery that differ in one knob (e.g. conv on/off).

@@ -33,6 +33,7 @@ struct RunOptions {
   std::vector<std::string> task_opts, cell_opts, curriculum_opts;
   int64_t pairs = -1, length = -1, vocab = -1;
   std::string seeds = "0";
+  int64_t seed_offset = 0;
   std::string out = "results";
   RunSpec base;
   int threads = 1;
@@ -64,7 +65,9 @@ Plan plan_from_flags(const RunOptions& o) {
         throw UsageError(flag->get_name() + " applies to --cell/--task runs, not to --battery",
                          "a battery sets its own recipe and model: copy it to a file (recallbench plan --battery " +
                              o.battery + " --battery-json > b.json), edit it, and run --battery b.json");
-    return make_plan(load_battery(o.battery));
+    Battery battery = load_battery(o.battery);
+    for (auto& seed : battery.seeds) seed += o.seed_offset;
+    return make_plan(battery);
   }
   if (o.cell.empty() || o.task.empty())
     throw UsageError("run needs --battery NAME, or --cell NAME and --task NAME",
@@ -85,6 +88,7 @@ Plan plan_from_flags(const RunOptions& o) {
   plan.battery.description = "recallbench run --cell " + o.cell + " --task " + o.task;
   plan.battery.cells = {o.cell};
   plan.battery.seeds = parse_seeds(o.seeds);
+  for (auto& seed : plan.battery.seeds) seed += o.seed_offset;
   plan.battery.tasks = {BatteryTask{o.task, resolved.task.options, {}}};
   plan.battery.model = resolved.model;
   plan.battery.threshold = resolved.train.threshold;
@@ -154,6 +158,10 @@ CommandFn add_run_command(CLI::App& s) {
   sub->add_option("--task-opt", o->task_opts, "Other task option as key=value (repeatable)");
   sub->add_option("--cell-opt", o->cell_opts, "Cell option as key=value (repeatable), e.g. heads=2");
   sub->add_option("--seeds", o->seeds, "Seeds: 3, 0-9 or 0,2,5-7 (default 0)");
+  sub->add_option("--seed-offset", o->seed_offset,
+                  "Add OFFSET to every seed (battery or --seeds): the same configs on fresh seeds, e.g. a seed-shift "
+                  "A/A replicate of a baseline (configs keep their keys; runs get new ones). Default 0, at most 1e9")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   sub->add_option("--out", o->out, "Results directory (default results); runs go to OUT/runs/");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::PositiveNumber);
   sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");

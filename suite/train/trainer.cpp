@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include <torch/torch.h>
@@ -34,6 +35,21 @@ using Clock = std::chrono::steady_clock;
 constexpr double kExplodingLoss = 1e4;   // a cross-entropy this large over ≤ 65k classes means divergence
 constexpr double kGradClip = 1.0;        // global gradient-norm clip: keeps early steps of unnormalised
                                          // recurrences from blowing up without changing converged runs
+
+// The model's architecture as a short hash of its parameters' names and shapes (in registration order):
+// a change to a cell that its run key does not see (a narrower convolution, an extra projection) changes
+// this hash, so the gate can tell "the same model learned differently" from "another model" (issue 18).
+std::string architecture_hash(torch::nn::Module& model) {
+  std::string text;
+  for (const auto& p : model.named_parameters()) {
+    text += p.key();
+    for (int64_t s : p.value().sizes()) text += "," + std::to_string(s);
+    text += ";";
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(hash_string(text) & 0xFFFFFFFFFFFFull));
+  return buf;
+}
 
 struct Tensors {
   torch::Tensor inputs;  // {N, T} int64
@@ -185,6 +201,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   RecallModel model(spec, task->vocab_size(), max_length);
   int64_t params = 0;
   for (const auto& p : model->parameters()) params += p.numel();
+  const std::string architecture = architecture_hash(*model);
   auto curriculum = make_curriculum(spec.train.curriculum, spec.train.curriculum_options,
                                     curriculum_context(spec, *task));
 
@@ -305,6 +322,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
       {"length_generalisation", lengths},
       {"state_size", model->state_size()},
       {"parameters", params},
+      {"architecture", architecture},
       {"capacity_bits", task->capacity_bits()},
   };
   return {

@@ -39,6 +39,21 @@ grep -q "## recallbench: regression" "$tmp/r.md" || { echo "FAIL: Markdown summa
 grep -q "Verdict: regression" "$tmp/r.html" || { echo "FAIL: HTML lacks the verdict"; fail=1; }
 grep -q '"verdict": "regression"' "$tmp/r.json" || { echo "FAIL: JSON lacks the verdict"; fail=1; }
 
+# The same configs, every seed still locking in, but at step 600 instead of 300 (10 seeds a side): the
+# lock-in counts and recall cannot see it, the log-rank test on the time to lock-in does.
+plant "$tmp/base10" diag+conv:10:10:1000
+plant "$tmp/slow10" diag+conv:10:10:1000:0:4096:600
+"$rb" baseline update smoke --results "$tmp/base10" --out "$tmp/b10.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
+expect 1 "slower: exact log-rank p" -- compare --baseline "$tmp/b10.json" --current "$tmp/slow10"
+"$rb" baseline update smoke --results "$tmp/slow10" --out "$tmp/s10.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
+expect 0 "verdict: improvement" -- compare --baseline "$tmp/s10.json" --current "$tmp/base10"
+# A changed model under the same key (state 4096 → 3072): exit 2, naming the sizes and the command that
+# accepts the change; --allow-model-change compares anyway.
+plant "$tmp/changed_model" diag+conv:6:6:400:0:3072 diag:3:6
+expect 2 "state_size 4096 → 3072" -- compare --baseline "$tmp/smoke.json" --current "$tmp/changed_model"
+expect 2 "recallbench baseline update" -- report "$tmp/changed_model" --baseline "$tmp/smoke.json" --json "$tmp/m.json"
+expect 0 "compared anyway" -- compare --baseline "$tmp/smoke.json" --current "$tmp/changed_model" --allow-model-change
+
 # An unchanged rerun passes.
 expect 0 "verdict: no change" -- compare --baseline "$tmp/smoke.json" --current "$tmp/base"
 

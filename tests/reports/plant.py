@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Plants run documents in the trainer's format (suite/train/trainer.cpp::train_run) for gate tests.
 
-  plant.py OUT CELL:K:N[:STEPS[:BUDGET]] ...
+  plant.py OUT CELL:K:N[:STEPS[:BUDGET[:STATE[:LOCK_STEP]]]] ...
 
 writes OUT/runs/<file>.json for N seeds of CELL on mqar (8 pairs, length 64, vocab 256), the first K
 locked in (recall 0.99..1.0), the others not (0.2..0.4). STEPS (default 400) is the recipe's maximum
 steps and BUDGET (default 0) the state budget: both change the config key, as in the real spec hash.
+STATE (default BUDGET or 4096) is the measured state size and LOCK_STEP (default 300) the step at which
+the locked-in seeds lock in: neither changes the key (a changed model, slower learning).
 """
 import hashlib
 import json
@@ -22,6 +24,8 @@ def main():
         cell, k, n = parts[0], int(parts[1]), int(parts[2])
         steps = int(parts[3]) if len(parts) > 3 else 400
         budget = int(parts[4]) if len(parts) > 4 else 0
+        state = int(parts[5]) if len(parts) > 5 else (budget or 4096)
+        lock_step = int(parts[6]) if len(parts) > 6 else 300
         train = {"steps": steps, "batch": 64, "lr": 0.003, "weight_decay": 0.1, "warmup": 0.05, "eval_every": 50,
                  "eval_examples": 512, "threshold": 0.99, "curriculum": "none", "curriculum_options": {},
                  "impl": "auto"}
@@ -40,9 +44,9 @@ def main():
                          "seed": seed},
                 "context": {"git_commit": "planted", "date": "2026-11-29T00:00:00Z", "host": "test"},
                 "result": {"status": "ok", "message": "", "final_accuracy": acc, "best_accuracy": acc,
-                           "final_loss": 0.1, "locked_in": locked, "lock_in_step": 300 if locked else None,
-                           "steps": 300 if locked else steps, "wall_seconds": 1.0, "steps_per_second": 300.0,
-                           "state_size": budget or 4096, "parameters": 100000, "capacity_bits": 56.0},
+                           "final_loss": 0.1, "locked_in": locked, "lock_in_step": lock_step if locked else None,
+                           "steps": lock_step if locked else steps, "wall_seconds": 1.0, "steps_per_second": 300.0,
+                           "state_size": state, "parameters": 100000, "capacity_bits": 56.0},
                 "curve": [{"step": 50, "loss": 2.0, "accuracy": acc / 3, "lr": 0.003, "stage": 0},
                           {"step": 300, "loss": 0.1, "accuracy": acc, "lr": 0.003, "stage": 0}],
             }
