@@ -1,8 +1,9 @@
 // Statistics for lock-in counts and timings: exact tests on 2x2 tables (Fisher, Boschloo), binomial
-// intervals and the exact binomial test, Mann-Whitney U, multiple-comparison adjustment, and power and
-// seed planning for the Fisher test. Torch-free; Boost.Math supplies distributions and special functions,
-// the test logic is ours. Everything is computed in log space, so counts from 0 up to tens of thousands
-// neither overflow nor underflow to a wrong 0.
+// intervals and the exact binomial test, Mann-Whitney U, multiple-comparison adjustment, power and seed
+// planning for the Fisher test, and censored lock-in times (Kaplan–Meier, the exact log-rank test).
+// Torch-free; Boost.Math supplies distributions and special functions, the test logic is ours. Everything
+// is computed in log space, so counts from 0 up to tens of thousands neither overflow nor underflow to a
+// wrong 0.
 //
 // Conventions used throughout:
 //   - A 2x2 table has rows = two configurations, columns = (locked in, not locked in):
@@ -231,5 +232,74 @@ bool significant(double p_value, double alpha);
 
 // log C(n, k) via lgamma; -inf when k < 0 or k > n.
 double log_choose(int64_t n, int64_t k);
+
+
+// ---------------------------------------------------------------------------------------------------
+// Censored survival: Kaplan–Meier and the log-rank test (stats/survival.cpp)
+// ---------------------------------------------------------------------------------------------------
+// A seed that locks in is an event at its lock-in step; one that never does is censored at the step budget.
+// Times must be finite and >= 0 and samples non-empty (else UsageError). Conventions follow R's survival
+// package (survfit, survdiff).
+
+// One subject: the time it was observed to, and whether the event happened then (false: censored).
+struct SurvivalObservation {
+  double time = 0.0;
+  bool event = false;
+};
+
+// One step of the Kaplan–Meier estimate: at `time`, `at_risk` subjects, `events` events, `censored`
+// censored; `survival` is S(t) just after `time`.
+struct KaplanMeierStep {
+  double time = 0.0;
+  int64_t at_risk = 0;
+  int64_t events = 0;
+  int64_t censored = 0;
+  double survival = 1.0;
+};
+
+// The Kaplan–Meier estimate: one step per distinct time (events and/or censorings), sorted by time.
+// Censorings at an event time are counted at risk at that time (the usual convention, R's survfit).
+// Example: times {1, 2+, 3, 3} give S = 0.75 after 1, 0.75 after 2, 0 after 3.
+std::vector<KaplanMeierStep> kaplan_meier(const std::vector<SurvivalObservation>& obs);
+
+// The median of the Kaplan–Meier curve as R's survfit prints it: the smallest time at which S(t) <= 0.5,
+// except that when S(t) equals 0.5 (within 1.5e-8) on a stretch after which it drops, the median is halfway
+// between the stretch's start and the time of that drop. NaN when the curve never gets to 0.5.
+// Example: events at {100, 200, 300, 400} give 250 (S = 0.5 from 200 to 300); {100, 200, 300} give 200.
+double kaplan_meier_median(const std::vector<SurvivalObservation>& obs);
+
+// Restricted mean survival time up to tau: the area under the Kaplan–Meier curve from 0 to tau (R's
+// survfit rmean = tau). Requires a finite tau >= 0. Example: events at {1, 3}, tau = 4: 1 + 0.5 * 2 = 2.
+double restricted_mean(const std::vector<SurvivalObservation>& obs, double tau);
+
+// Largest number of (subjects chosen, sum of scores) states the exact log-rank p may hold; beyond it,
+// p_value is the normal approximation and `exact` is false.
+inline constexpr int64_t kMaxLogRankStates = 2'000'000;
+
+struct LogRankResult {
+  double observed_a = 0, expected_a = 0;  // events in group a, and expected under H0 (sum_j d_j n_aj / n_j)
+  double observed_b = 0, expected_b = 0;  // the same for group b
+  double variance = 0;                    // hypergeometric variance of O_a - E_a (R's survdiff var)
+  double chi_square = 0;                  // (O_a - E_a)^2 / variance (R's survdiff chisq); 0 when variance is 0
+  double z = 0;                           // (O_a - E_a) / sqrt(variance); 0 when variance is 0
+  double p_asymptotic = 1;                // p for the alternative from the normal approximation of z
+                                          // (two-sided: that of chi_square on 1 df); 1 when variance is 0
+  double p_value = 1;                     // exact permutation p for the alternative (see log_rank)
+  bool exact = true;                      // false when the enumeration was too large (kMaxLogRankStates)
+                                          // and p_value = p_asymptotic
+  Alternative alternative = Alternative::kTwoSided;
+};
+
+// The log-rank (Mantel–Cox) test of group a versus group b.
+// Alternative::kGreater: group a's events come sooner (a has the higher hazard: O_a > E_a), kLess the
+// reverse. p_value is exact and conditional: each subject gets its log-rank score from the pooled sample
+// (event at t_i: 1 - sum_{t_j <= t_i} d_j / n_j; censored at t_i: -sum_{t_j <= t_i} d_j / n_j), whose sum
+// over group a is S = O_a - E_a, and the scores are permuted over all C(n_a + n_b, n_a) splits (by dynamic
+// programming over distinct score values, not by listing splits). greater: P(S >= s_obs); less:
+// P(S <= s_obs); two-sided: P(|S - E[S]| >= |s_obs - E[S]|); sums within 1e-9 relative (at least 1e-9
+// absolute) count as ties. No events at all: every p is 1. Either group empty or a bad time: UsageError.
+// Example (Freireich's 6-MP leukemia trial, 6-MP vs placebo): chi_square = 16.79, O_a = 9, E_a = 19.25.
+LogRankResult log_rank(const std::vector<SurvivalObservation>& a, const std::vector<SurvivalObservation>& b,
+                       Alternative alt = Alternative::kTwoSided);
 
 }  // namespace rb::stats

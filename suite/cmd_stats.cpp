@@ -1,4 +1,4 @@
-// recallbench stats fisher|boschloo|binom-ci|binom-test|mannwhitney|padjust|power|seeds
+// recallbench stats fisher|boschloo|binom-ci|binom-test|mannwhitney|logrank|padjust|power|seeds
 // The statistics of stats/stats.h on the command line: human-readable by default, one JSON object on
 // stdout with --json (keys listed in each subcommand's --help). Bad numbers exit 2 via UsageError.
 #include <cerrno>
@@ -235,6 +235,59 @@ int run_mannwhitney(const MwArgs& a, const Common& c) {
   return kExitOk;
 }
 
+// ----------------------------------------------------------------------------------------- logrank
+struct LogRankArgs {
+  std::string a, b;
+};
+
+// "100,150,200+" -> events at 100 and 150, censored at 200 (a trailing + marks a censored time, as R
+// prints them). Every item must be a time: an empty one ("1,,2") is an error.
+std::vector<st::SurvivalObservation> parse_survival_list(const std::string& s, const std::string& what) {
+  const std::string hint = "example: " + what + " 100,150,200+  (+: censored, never locked in by then)";
+  if (s.empty()) throw UsageError(fmt::format("{}: got '', expected a comma-separated list of times", what), hint);
+  std::vector<st::SurvivalObservation> out;
+  size_t from = 0;
+  for (;;) {
+    const size_t comma = s.find(',', from);
+    std::string item = s.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (item.empty())
+      throw UsageError(fmt::format("{}: got an empty item in '{}', expected a time at every comma", what, s), hint);
+    const bool censored = item.back() == '+';
+    if (censored) item.pop_back();
+    const double t = parse_real(item, what);
+    if (t < 0) throw UsageError(fmt::format("{}: got time {}, expected a time >= 0", what, item), hint);
+    out.push_back({t, !censored});
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return out;
+}
+
+int run_logrank(const LogRankArgs& args, const Common& c) {
+  const std::vector<st::SurvivalObservation> a = parse_survival_list(args.a, "--a"), b = parse_survival_list(args.b, "--b");
+  const st::Alternative alt = st::parse_alternative(c.alternative);
+  const st::LogRankResult r = st::log_rank(a, b, alt);
+  const double median_a = st::kaplan_meier_median(a), median_b = st::kaplan_meier_median(b);
+  if (c.json) {
+    print_json({{"test", "log-rank"}, {"alternative", st::alternative_name(alt)}, {"n_a", a.size()},
+                {"n_b", b.size()}, {"observed_a", r.observed_a}, {"expected_a", r.expected_a},
+                {"observed_b", r.observed_b}, {"expected_b", r.expected_b}, {"variance", r.variance},
+                {"chi_square", r.chi_square}, {"z", r.z}, {"p_value", jnum(r.p_value)}, {"exact", r.exact},
+                {"p_asymptotic", jnum(r.p_asymptotic)}, {"median_a", jnum(median_a)}, {"median_b", jnum(median_b)}});
+    return kExitOk;
+  }
+  auto median = [](double m) { return std::isnan(m) ? std::string("not reached") : fmt_num(m); };
+  fmt::print("Log-rank test ({}), {} p-value\n", st::alternative_name(alt),
+             r.exact ? "exact permutation" : "normal-approximation (too large to enumerate)");
+  fmt::print("  group a: n = {}, observed {}, expected {:.4f}, KM median {}\n", a.size(), r.observed_a, r.expected_a,
+             median(median_a));
+  fmt::print("  group b: n = {}, observed {}, expected {:.4f}, KM median {}\n", b.size(), r.observed_b, r.expected_b,
+             median(median_b));
+  fmt::print("  chi-square = {} (1 df), z = {:.4f}\n", fmt_num(r.chi_square), r.z);
+  fmt::print("  p = {}   (asymptotic p {})\n", fmt_num(r.p_value), fmt_num(r.p_asymptotic));
+  return kExitOk;
+}
+
 // ----------------------------------------------------------------------------------------- padjust
 struct PadjArgs {
   std::vector<std::string> p;
@@ -384,6 +437,23 @@ CommandFn add_stats_command(CLI::App& app) {
     runners->emplace_back(sub, [m, common] { return run_mannwhitney(*m, *common); });
   }
   {
+    auto l = std::make_shared<LogRankArgs>();
+    auto* sub = app.add_subcommand("logrank", "Log-rank test of two groups of censored lock-in times (exact p)");
+    sub->add_option("--a", l->a, "Group a: comma-separated times; a trailing + marks a censored one (100,200+)")
+        ->required();
+    sub->add_option("--b", l->b, "Group b, the same way")->required();
+    add_alternative(sub, *common, "two-sided, greater (a's events come sooner: higher hazard) or less");
+    add_json(sub, *common);
+    sub->footer(
+        "JSON keys: test (\"log-rank\"), alternative, n_a, n_b, observed_a, expected_a, observed_b, expected_b\n"
+        "(events and their expectation under H0, R's survdiff), variance (of O_a - E_a), chi_square, z\n"
+        "((O_a - E_a) / sqrt(variance)), p_value (exact permutation p; the normal one when exact is false),\n"
+        "exact (bool), p_asymptotic (from z), median_a, median_b (Kaplan-Meier medians, R's survfit rule;\n"
+        "null when not reached).\n"
+        "Example: recallbench stats logrank --a 150,200,200,1000+ --b 400,450,1000+,1000+ --alternative greater");
+    runners->emplace_back(sub, [l, common] { return run_logrank(*l, *common); });
+  }
+  {
     auto p = std::make_shared<PadjArgs>();
     auto* sub = app.add_subcommand("padjust", "Adjust p-values for multiple comparisons (R's p.adjust)");
     sub->add_option("P", p->p, "p-values in [0, 1]")->required();
@@ -426,8 +496,8 @@ CommandFn add_stats_command(CLI::App& app) {
   return [runners]() {
     for (const auto& [sub, fn] : *runners)
       if (sub->parsed()) return fn();
-    throw UsageError("stats: no test given", "one of: fisher, boschloo, binom-ci, binom-test, mannwhitney, padjust, "
-                                             "power, seeds");
+    throw UsageError("stats: no test given", "one of: fisher, boschloo, binom-ci, binom-test, mannwhitney, logrank, "
+                                             "padjust, power, seeds");
   };
 }
 
