@@ -225,7 +225,7 @@ std::string comparison_text(const Comparison& c, const std::string& baseline_pat
       c.configs.size(), baseline_path, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
       100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown);
   for (const auto& cc : c.configs) {
-    if (cc.verdict == Verdict::kNoChange) continue;
+    if (cc.verdict == Verdict::kNoChange && cc.model_change.empty()) continue;
     out += fmt::format("  {:<12} {}\n               {}\n", verdict_name(cc.verdict), cc.key, cc.reason);
   }
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
