@@ -20,8 +20,8 @@
 
 #include "cells/cell.h"
 #include "kernels/impl.h"
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 namespace {
@@ -167,13 +167,13 @@ RB_REGISTER(CellRegistry, attention,
             (CellEntry{"attention",
                        "causal softmax attention, learned positions; unbounded reference: its KV-cache state "
                        "2·H·Dh·L grows with length (reported at max_length)",
-                       {{"transition", "softmax"}, {"decay", false}, {"conv", false}}, attention_defaults(),
+                       {{"family", "attention"}, {"transition", "softmax"}, {"decay", false}, {"conv", false}}, attention_defaults(),
                        [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, false); }}));
 RB_REGISTER(CellRegistry, swa,
             (CellEntry{"swa",
                        "sliding-window softmax attention, learned positions; fixed state 2·H·Dh·window, "
                        "window sized to the budget",
-                       {{"transition", "softmax"}, {"decay", false}, {"conv", false}}, swa_defaults(),
+                       {{"family", "attention"}, {"transition", "softmax"}, {"decay", false}, {"conv", false}}, swa_defaults(),
                        [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, true); }}));
 
 }  // namespace rb

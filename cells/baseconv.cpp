@@ -9,8 +9,8 @@
 // Shapes: u {B, T, D} → y {B, T, D}; convolution buffer {B, D, W−1}.
 #include "cells/cell.h"
 #include "kernels/impl.h"
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 namespace {
@@ -65,7 +65,7 @@ RB_REGISTER(CellRegistry, baseconv,
             (CellEntry{"baseconv",
                        "Zoology's BaseConv: causal depthwise conv(u) * Linear(u) + u; filter width sized to the "
                        "budget",
-                       {{"transition", "conv"}, {"decay", false}, {"conv", true}}, baseconv_defaults(),
+                       {{"family", "baseconv"}, {"transition", "conv"}, {"decay", false}, {"conv", true}}, baseconv_defaults(),
                        [](const CellConfig& cfg) { return std::make_shared<BaseConvCell>(cfg); }}));
 
 }  // namespace rb

@@ -17,6 +17,9 @@ struct CellInfo {
   int64_t parameters = 0;   // parameters of one cell (one layer)
 };
 
+// The registered knobs of a cell (CellEntry::knobs), without building it; null for an unknown name.
+nlohmann::json cell_knobs(const std::string& name);
+
 // Instantiates every registered cell at width `d_model` and `state_budget` (0 = default sizing).
 std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length);
 

@@ -2,7 +2,7 @@
 
 #include "cells/catalog.h"
 #include "kernels/short_conv/short_conv.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 
@@ -41,6 +41,12 @@ torch::Tensor ShortConvImpl::step(const torch::Tensor& x_t, torch::Tensor& buffe
   auto y = (window * conv_->weight.squeeze(1)).sum(-1) + conv_->bias;            // weight {C, 1, W}
   buffer = window.narrow(-1, 1, width_ - 1);
   return silu_ ? torch::silu(y) : y;
+}
+
+nlohmann::json cell_knobs(const std::string& name) {
+  for (const auto& e : CellRegistry::instance().entries())
+    if (e.name == name) return e.knobs;
+  return nullptr;
 }
 
 std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length) {

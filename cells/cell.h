@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 
 namespace rb {
 
@@ -61,7 +61,8 @@ class Cell : public torch::nn::Module {
 struct CellEntry {
   std::string name;          // knobs joined by '+', e.g. "diag+conv"
   std::string description;
-  nlohmann::json knobs;      // e.g. {"transition": "diag", "decay": false, "conv": true}
+  nlohmann::json knobs;      // e.g. {"family": "fixed_state", "transition": "diag", "decay": false, "conv": true}:
+                             // two cells of one family one knob apart form a contrast (core/knobs.h)
   nlohmann::json defaults;   // every option with its default
   std::function<std::shared_ptr<Cell>(const CellConfig&)> make;
 };

@@ -20,8 +20,8 @@
 #include "kernels/gla/gla.h"
 #include "kernels/impl.h"
 #include "kernels/linear_attn/linear_attn.h"
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 namespace {
@@ -206,7 +206,7 @@ class FixedStateCell final : public Cell {
 
 CellEntry fixed_state_entry(const Knobs& knobs, const std::string& description) {
   return CellEntry{knobs.name(), description,
-                   {{"transition", knobs.transition}, {"decay", knobs.decay}, {"conv", knobs.conv}},
+                   {{"family", "fixed_state"}, {"transition", knobs.transition}, {"decay", knobs.decay}, {"conv", knobs.conv}},
                    fixed_state_defaults(),
                    [knobs](const CellConfig& cfg) { return std::make_shared<FixedStateCell>(knobs, cfg); }};
 }

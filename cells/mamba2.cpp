@@ -18,8 +18,8 @@
 #include "cells/cell.h"
 #include "kernels/impl.h"
 #include "kernels/ssd/ssd.h"
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 namespace {
@@ -155,7 +155,7 @@ class Mamba2Cell final : public Cell {
 
 RB_REGISTER(CellRegistry, mamba2,
             (CellEntry{"mamba2", "Mamba-2 (SSD): scalar data-dependent decay per head, width-4 causal conv",
-                       {{"transition", "scalar"}, {"decay", true}, {"conv", true}}, mamba2_defaults(),
+                       {{"family", "ssd"}, {"transition", "scalar"}, {"decay", true}, {"conv", true}}, mamba2_defaults(),
                        [](const CellConfig& cfg) { return std::make_shared<Mamba2Cell>(cfg); }}));
 
 }  // namespace rb

@@ -19,8 +19,8 @@
 
 #include "kernels/bench_extra.h"
 #include "kernels/kernel.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::bench_extra {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <torch/torch.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::detail {
 

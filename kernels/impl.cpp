@@ -1,7 +1,7 @@
 // Parsing the implementation selector shared by every kernel family's dispatcher.
 #include "kernels/impl.h"
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 

@@ -12,7 +12,7 @@
 
 #include <torch/torch.h>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 
 namespace rb {
 

@@ -12,7 +12,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
+#include "core/knobs.h"
 
 namespace rb::reports {
 namespace {
@@ -528,19 +529,6 @@ json comparison_to_json(const Comparison& c) {
 
 namespace {
 
-std::set<std::string> knobs_of(const std::string& cell) {
-  std::set<std::string> out;
-  size_t start = 0;
-  while (start <= cell.size()) {
-    const size_t plus = cell.find('+', start);
-    const size_t end = plus == std::string::npos ? cell.size() : plus;
-    if (end > start) out.insert(cell.substr(start, end - start));
-    if (plus == std::string::npos) break;
-    start = plus + 1;
-  }
-  return out;
-}
-
 std::string same_setting(const Config& c) {
   return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
 }
@@ -554,24 +542,12 @@ std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs) {
       const Config& x = configs[i];
       const Config& y = configs[j];
       if (same_setting(x) != same_setting(y)) continue;
-      const auto kx = knobs_of(x.cell), ky = knobs_of(y.cell);
-      std::vector<std::string> only_x, only_y;
-      std::set_difference(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(only_x));
-      std::set_difference(ky.begin(), ky.end(), kx.begin(), kx.end(), std::back_inserter(only_y));
+      const auto kc = knob_contrast(x.knobs, y.knobs);  // core/knobs.h, as the planner does
+      if (!kc) continue;
       ContrastSpec s;
-      if (only_x.size() + only_y.size() == 1) {
-        const bool x_has = only_x.size() == 1;
-        s.knob = x_has ? only_x[0] : only_y[0];
-        s.a = x_has ? x.key : y.key;
-        s.b = x_has ? y.key : x.key;
-      } else if (only_x.size() == 1 && only_y.size() == 1 &&
-                 std::set<std::string>{only_x[0], only_y[0]} == std::set<std::string>{"diag", "rank1"}) {
-        s.knob = "transition";
-        s.a = only_x[0] == "rank1" ? x.key : y.key;
-        s.b = only_x[0] == "rank1" ? y.key : x.key;
-      } else {
-        continue;
-      }
+      s.knob = kc->knob;
+      s.a = kc->first_carries ? x.key : y.key;
+      s.b = kc->first_carries ? y.key : x.key;
       const Config& a = s.a == x.key ? x : y;
       const Config& b = s.a == x.key ? y : x;
       s.name = fmt::format("{}: {} vs {}, {}", s.knob, a.cell, b.cell, a.task_label());
@@ -582,7 +558,7 @@ std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs) {
 }
 
 std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, const std::vector<ContrastSpec>& specs,
-                                           double alpha) {
+                                           double alpha, stats::AdjustMethod adjust) {
   std::map<std::string, const Config*> by_key;
   for (const auto& c : configs) by_key[c.key] = &c;
   std::vector<ContrastResult> out;
@@ -591,6 +567,7 @@ std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, c
   for (const auto& spec : specs) {
     ContrastResult r;
     r.spec = spec;
+    r.adjust = stats::adjust_method_name(adjust);
     const auto ia = by_key.find(spec.a), ib = by_key.find(spec.b);
     if (ia == by_key.end() || ib == by_key.end()) {
       r.missing = true;
@@ -616,7 +593,7 @@ std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, c
     tested.push_back(out.size());
     out.push_back(r);
   }
-  const auto adj = stats::p_adjust(ps, stats::AdjustMethod::kHolm);
+  const auto adj = stats::p_adjust(ps, adjust);
   for (size_t i = 0; i < tested.size(); ++i) {
     out[tested[i]].p_adj = adj[i];
     out[tested[i]].significant = adj[i] <= alpha;

@@ -161,7 +161,8 @@ struct ContrastResult {
   double rate_diff = 0.0;         // rate_a − rate_b
   double recall_diff = 0.0;       // median recall a − b
   double p = 1.0;                 // two-sided Fisher exact p on the lock-in counts
-  double p_adj = 1.0;             // Holm-adjusted across the battery's contrasts
+  double p_adj = 1.0;             // adjusted across the battery's contrasts (`adjust`, Holm by default)
+  std::string adjust = "holm";    // the adjustment (the gate's --adjust)
   double odds_ratio = 0.0;        // conditional MLE, with its exact interval
   double or_low = 0.0, or_high = 0.0;
   double p_recall = 1.0;          // two-sided Mann–Whitney p on per-seed recall (unadjusted)
@@ -169,13 +170,15 @@ struct ContrastResult {
   bool missing = false;           // an arm has no results: not tested
 };
 
-// Pairs of configs whose cells differ by exactly one '+'-joined knob (diag vs diag+conv) or one
-// transition swap (diag vs rank1), with everything else (task, model shape, recipe) equal.
+// Pairs of configs whose cells' registered knobs (Config::knobs) differ in exactly one (core/knobs.h:
+// diag vs diag+conv, diag vs rank1), with everything else (task, model shape, recipe) equal. Configs read
+// from documents older than the knobs field have none and form no inferred contrast.
 std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs);
 
-// Tests each contrast (two-sided Fisher on lock-in counts), Holm-adjusted across all of them.
+// Tests each contrast (two-sided Fisher on lock-in counts), adjusted across all of them by `adjust`.
 std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, const std::vector<ContrastSpec>& specs,
-                                           double alpha = 0.05);
+                                           double alpha = 0.05,
+                                           stats::AdjustMethod adjust = stats::AdjustMethod::kHolm);
 
 json contrasts_to_json(const std::vector<ContrastResult>& contrasts);
 

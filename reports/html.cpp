@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "reports/report.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::reports {
 namespace {
@@ -426,12 +426,13 @@ std::string section_lottery(const RunSet& runs) {
 
 std::string section_contrasts(const std::vector<ContrastResult>& contrasts) {
   if (contrasts.empty()) return "";
+  const std::string adjust = esc(contrasts.front().adjust);
   std::string s =
       "<section id=\"contrasts\"><h2>Contrasts</h2><p class=\"note\">Pairs of configurations that differ in one knob. "
-      "Two-sided Fisher exact test on the lock-in counts, Holm-adjusted across the contrasts; the odds ratio is the "
-      "conditional maximum-likelihood estimate with its exact 95% interval.</p><div class=\"scroll\"><table><thead><tr>"
-      "<th>contrast</th><th>lock-in (with · without)</th><th>rate diff</th><th>recall diff (median)</th><th>p</th>"
-      "<th>p (Holm)</th><th>odds ratio [95%]</th></tr></thead><tbody>";
+      "Two-sided Fisher exact test on the lock-in counts, " + adjust + "-adjusted across the contrasts; the odds ratio "
+      "is the conditional maximum-likelihood estimate with its exact 95% interval.</p><div class=\"scroll\"><table>"
+      "<thead><tr><th>contrast</th><th>lock-in (with · without)</th><th>rate diff</th><th>recall diff (median)</th>"
+      "<th>p</th><th>p (" + adjust + ")</th><th>odds ratio [95%]</th></tr></thead><tbody>";
   for (const auto& r : contrasts) {
     if (r.missing) {
       s += fmt::format("<tr><td>{}</td><td colspan=\"6\">an arm has no results</td></tr>", esc(r.spec.name));

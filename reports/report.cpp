@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 namespace {
@@ -211,8 +211,10 @@ std::string report_markdown(const ReportInput& in) {
                              r.n_a, r.k_b, r.n_b, r.rate_diff, r.p, r.p_adj, r.significant ? " (significant)" : "");
   }
   if (!contrasts.empty())
-    md += "### Contrasts (two-sided Fisher on lock-in counts, Holm across the battery)\n\n| contrast | lock-in | "
-          "rate diff | p | p (Holm) |\n|---|---|---|---|---|\n" + contrasts + "\n";
+    md += fmt::format("### Contrasts (two-sided Fisher on lock-in counts, {0} across the battery)\n\n| contrast | "
+                      "lock-in | rate diff | p | p ({0}) |\n|---|---|---|---|---|\n",
+                      in.contrasts.front().adjust) +
+          contrasts + "\n";
   return md;
 }
 

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
-#include "suite/train/train_api.h"
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "core/run_document.h"
 
 namespace rb::reports {
 namespace fs = std::filesystem;
@@ -49,53 +49,38 @@ json curve_to_json(const std::vector<CurvePoint>& curve) {
   return out;
 }
 
-// One run document into (config skeleton, seed outcome). Checks kind, version and the fields that matter.
-std::pair<Config, SeedOutcome> parse_run(const json& doc, const std::string& where) {
-  if (!doc.is_object()) throw UsageError(where + ": got a JSON " + std::string(doc.type_name()) + ", expected a run document (object)");
-  const std::string kind = doc.value("kind", "");
-  if (kind != "recallbench.run")
-    throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run'",
-                     "pass a results directory (recallbench run --out DIR), a run file, a baseline or a report");
-  const int version = doc.contains("schema_version") && doc.at("schema_version").is_number_integer()
-                          ? doc.at("schema_version").get<int>()
-                          : -1;
-  if (version != kRunSchemaVersion)
-    throw UsageError(fmt::format("{}: got run schema_version {}, expected {}", where, version, kRunSchemaVersion),
-                     "rerun with this version of recallbench (recallbench run --force)");
-  const json spec = require_field<json>(doc, "spec", where);
-  const json result = require_field<json>(doc, "result", where);
+// One run document into (config skeleton, seed outcome), through the run document's one reader.
+std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where) {
+  const RunDocument doc = RunDocument::from_json(j, where);
+  const json& cell = doc.spec.at("cell");
+  const json& task = doc.spec.at("task");
   Config c;
-  c.key = require_field<std::string>(doc, "config_key", where);
-  const json cell = require_field<json>(spec, "cell", where + ".spec");
-  const json task = require_field<json>(spec, "task", where + ".spec");
-  c.cell = require_field<std::string>(cell, "name", where + ".spec.cell");
-  c.task = require_field<std::string>(task, "name", where + ".spec.task");
+  c.key = doc.config_key;
+  c.cell = doc.cell();
+  c.task = doc.task();
   c.cell_options = cell.value("options", json::object());
   c.task_options = task.value("options", json::object());
-  c.model = require_field<json>(spec, "model", where + ".spec");
-  c.train = require_field<json>(spec, "train", where + ".spec");
+  c.model = doc.spec.at("model");
+  c.train = doc.spec.at("train");
   c.state_budget = integer_or(c.model, "state_budget", 0);
-  c.state_size = integer_or(result, "state_size", 0);
-  c.parameters = integer_or(result, "parameters", 0);
-  c.architecture = result.value("architecture", "");
-  c.capacity_bits = number_or(result, "capacity_bits", 0.0);
+  c.state_size = doc.result.state_size;
+  c.parameters = doc.result.parameters;
+  c.architecture = doc.result.architecture;
+  c.knobs = doc.result.knobs;
+  c.capacity_bits = doc.result.capacity_bits;
 
   SeedOutcome s;
-  s.seed = require_field<int64_t>(spec, "seed", where + ".spec");
-  s.status = require_field<std::string>(result, "status", where + ".result");
-  s.message = result.value("message", "");
-  s.locked_in = require_field<bool>(result, "locked_in", where + ".result");
-  s.final_accuracy = require_field<double>(result, "final_accuracy", where + ".result");
-  s.best_accuracy = number_or(result, "best_accuracy", s.final_accuracy);
-  s.lock_in_step = integer_or(result, "lock_in_step", -1);
-  s.steps = integer_or(result, "steps", 0);
-  s.wall_seconds = number_or(result, "wall_seconds", 0.0);
-  s.steps_per_second = number_or(result, "steps_per_second", 0.0);
-  if (s.status != "ok") s.locked_in = false;
-  if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
-    throw UsageError(fmt::format("{}: result.final_accuracy got {}, expected a number in [0, 1]", where,
-                                 s.final_accuracy));
-  s.curve = curve_from_json(doc.value("curve", json::array()));
+  s.seed = doc.seed();
+  s.status = doc.result.status;
+  s.message = doc.result.message;
+  s.locked_in = doc.result.locked_in && s.status == "ok";
+  s.final_accuracy = doc.result.final_accuracy;
+  s.best_accuracy = doc.result.best_accuracy;
+  s.lock_in_step = doc.result.lock_in_step;
+  s.steps = doc.result.steps;
+  s.wall_seconds = doc.result.wall_seconds;
+  s.steps_per_second = doc.result.steps_per_second;
+  for (const auto& p : doc.curve) s.curve.push_back({p.step, p.accuracy, p.loss});
   return {c, s};
 }
 
@@ -318,6 +303,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"state_budget", c.state_budget},
           {"parameters", c.parameters},
           {"architecture", c.architecture},
+          {"knobs", c.knobs},
           {"capacity_bits", c.capacity_bits},
           {"summary", summary_to_json(summarize(c))},
           {"seeds", seeds}};
@@ -337,6 +323,7 @@ Config config_from_json(const json& j, const std::string& where) {
   c.state_budget = require_field<int64_t>(j, "state_budget", where);
   c.parameters = integer_or(j, "parameters", 0);
   c.architecture = j.value("architecture", "");
+  c.knobs = j.value("knobs", json(nullptr));
   c.capacity_bits = number_or(j, "capacity_bits", 0.0);
   const json seeds = require_field<json>(j, "seeds", where);
   if (!seeds.is_array() || seeds.empty())

@@ -55,6 +55,7 @@ struct Config {
   int64_t state_budget = 0;           // the state budget asked for (model.state_budget; 0 = cell default)
   int64_t parameters = 0;             // trainable parameters
   std::string architecture;           // hash of the parameters' names and shapes ("" in older documents)
+  json knobs = nullptr;               // the cell's registered knobs (core/knobs.h); null in older documents
   double capacity_bits = 0.0;         // what the task requires the state to hold: K·log2 V bits
   std::vector<SeedOutcome> seeds;     // sorted by seed, one per seed
 

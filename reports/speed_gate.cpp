@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "reports/report.h"
-#include "suite/core/json_io.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 namespace {
@@ -363,14 +363,33 @@ std::string noise_calibration_table(const NoiseCalibration& c) {
 bool is_bench_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path);
-  const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return !doc.is_discarded() && is_bench_json(doc);
+  try {
+    return is_bench_json(read_json_file(path));  // the same limits as every document the tool reads
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+// What the benchmark names do not pin: the machine. A benchmark's name carries the kernel, implementation
+// and shape, so the same name is the same computation; but a different CPU model, core count or OpenBLAS
+// core under the same names shifts every time. Says which differ ("" when none does).
+std::string machine_difference(const BenchFile& base, const BenchFile& cur) {
+  std::string out;
+  for (const char* key : {"recallbench.cpu_model", "num_cpus", "recallbench.blas_core", "library_build_type"}) {
+    const json a = base.context.is_object() && base.context.contains(key) ? base.context.at(key) : json(nullptr);
+    const json b = cur.context.is_object() && cur.context.contains(key) ? cur.context.at(key) : json(nullptr);
+    if (!a.is_null() && !b.is_null() && a != b) out += fmt::format("{}{} {} → {}", out.empty() ? "" : "; ", key, a.dump(), b.dump());
+  }
+  return out;
 }
 
 int run_speed_compare(const SpeedCompareRequest& r) {
   const BenchFile base = read_bench_file(r.baseline);
   const BenchFile cur = read_bench_file(r.current);
+  if (const std::string diff = machine_difference(base, cur); !diff.empty())
+    std::fprintf(stderr, "warning: the two benchmark files come from different machines or builds (%s): every time "
+                         "shifts; --reference (times relative to a ceiling of the same run) cancels part of it\n",
+                 diff.c_str());
   if (r.aa) {
     const NoiseCalibration cal = calibrate_noise(base, cur, r.options);
     std::fputs(noise_calibration_table(cal).c_str(), stdout);

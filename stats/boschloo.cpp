@@ -11,7 +11,7 @@
 
 #include "stats/hypergeom.h"
 #include "stats/stats.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::stats {
 namespace {

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "stats/stats.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::stats {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::stats::detail {
 namespace {

@@ -7,8 +7,10 @@
 #include <set>
 #include <sstream>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 
@@ -17,7 +19,9 @@ std::vector<int64_t> parse_seeds(const std::string& text) {
   std::stringstream ss(text);
   std::string part;
   const auto bad = [&]() {
-    return UsageError("bad seed list '" + text + "'", "expected e.g. 3, 0-9 or 0,2,5-7 (non-negative integers)");
+    return UsageError("bad seed list '" + text + "'",
+                      fmt::format("expected e.g. 3, 0-9 or 0,2,5-7: distinct integers in [0, {}], at most {} of them",
+                                  kMaxSeed, kMaxSeeds));
   };
   while (std::getline(ss, part, ',')) {
     if (part.empty()) throw bad();
@@ -26,20 +30,28 @@ std::vector<int64_t> parse_seeds(const std::string& text) {
       size_t pos = 0;
       if (dash == std::string::npos) {
         const int64_t s = std::stoll(part, &pos);
-        if (pos != part.size() || s < 0) throw bad();
+        if (pos != part.size() || s < 0 || s > kMaxSeed) throw bad();
         seeds.push_back(s);
       } else {
         const std::string a = part.substr(0, dash), b = part.substr(dash + 1);
         size_t pa = 0, pb = 0;
         const int64_t lo = std::stoll(a, &pa), hi = std::stoll(b, &pb);
-        if (pa != a.size() || pb != b.size() || lo < 0 || hi < lo) throw bad();
+        if (pa != a.size() || pb != b.size() || lo < 0 || hi < lo || hi > kMaxSeed ||
+            hi - lo >= kMaxSeeds - static_cast<int64_t>(seeds.size()))
+          throw bad();
         for (int64_t s = lo; s <= hi; ++s) seeds.push_back(s);
       }
     } catch (const std::logic_error&) {
       throw bad();
     }
+    if (static_cast<int64_t>(seeds.size()) > kMaxSeeds) throw bad();
   }
   if (seeds.empty()) throw bad();
+  std::vector<int64_t> sorted = seeds;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw UsageError("bad seed list '" + text + "': seed " + std::to_string(*std::adjacent_find(sorted.begin(), sorted.end())) +
+                         " appears twice", "give each seed once (e.g. 0-3, not 0-3,2)");
   return seeds;
 }
 
@@ -171,8 +183,8 @@ BatteryTask task_from_json(const json& t, const std::string& where, const std::s
 Battery Battery::from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
   check_fields(j, where, "",
-               {"schema_version", "name", "description", "cells", "reference", "model", "state_budget", "threshold",
-                "seeds", "tasks", "recipes", "contrasts"});
+               {"schema_version", "name", "description", "cells", "cell_options", "reference", "model", "state_budget",
+                "threshold", "seeds", "tasks", "recipes", "contrasts"});
   for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
     if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
                                                 "see suite/battery_schema.md");
@@ -201,6 +213,10 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     }
   } else {
     fail(where, "cells", "\"all\" or a non-empty list of cell names", cells);
+  }
+  if (j.contains("cell_options")) {
+    if (!j["cell_options"].is_object()) fail(where, "cell_options", "an object of cell options", j["cell_options"]);
+    b.cell_options = j["cell_options"];
   }
   if (j.contains("reference")) {
     b.reference = get_string(j, "reference", where, "reference");
@@ -234,7 +250,9 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     }
   } else if (seeds.is_array() && !seeds.empty()) {
     for (const auto& s : seeds) {
-      if (!s.is_number_integer() || s.get<int64_t>() < 0) fail(where, "seeds", "non-negative integers", seeds);
+      if (!s.is_number_integer() || s.get<int64_t>() < 0 || s.get<int64_t>() > kMaxSeed)
+        fail(where, "seeds", fmt::format("integers in [0, {}]", kMaxSeed), seeds);
+      if (static_cast<int64_t>(b.seeds.size()) >= kMaxSeeds) fail(where, "seeds", fmt::format("at most {} seeds", kMaxSeeds), seeds);
       b.seeds.push_back(s.get<int64_t>());
     }
   } else {
@@ -286,6 +304,7 @@ json Battery::to_json() const {
   j["name"] = name;
   j["description"] = description;
   j["cells"] = all_cells ? json("all") : json(cells);
+  if (!cell_options.empty()) j["cell_options"] = cell_options;
   if (!reference.empty()) j["reference"] = reference;
   j["model"] = {{"d_model", model.d_model}, {"layers", model.layers}, {"mlp", model.mlp}};
   j["state_budget"] = model.state_budget;

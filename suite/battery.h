@@ -34,8 +34,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/core/registry.h"
-#include "suite/core/spec.h"
+#include "core/registry.h"
+#include "suite/spec.h"
 
 namespace rb {
 
@@ -63,6 +63,7 @@ struct Battery {
   bool all_cells = false;             // "cells": "all": every registered cell, in registry order
   std::vector<std::string> cells;     // otherwise the listed names, in order
   std::string reference;              // "" = none
+  nlohmann::json cell_options = nlohmann::json::object();  // options given to every cell (e.g. {"heads": 2})
   ModelSpec model;                    // state_budget is the battery's state budget
   double threshold = 0.99;
   std::vector<int64_t> seeds;
@@ -91,7 +92,11 @@ inline constexpr const char* kDefaultBattery = "smoke";
 // Unknown names: UsageError listing the presets.
 Battery load_battery(const std::string& name_or_path);
 
-// Parses a seed list: "3", "0-9", "0,2,5-7". Throws UsageError on anything else.
+// Bounds on seeds: a seed is at most kMaxSeed (room for --seed-offset shifts), a list at most kMaxSeeds long.
+inline constexpr int64_t kMaxSeed = 2'000'000'000;
+inline constexpr int64_t kMaxSeeds = 100'000;
+
+// Parses a seed list: "3", "0-9", "0,2,5-7" (distinct, within the bounds above). UsageError on anything else.
 std::vector<int64_t> parse_seeds(const std::string& text);
 
 }  // namespace rb

@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 
 namespace rb {
 
@@ -25,9 +25,5 @@ struct CommandEntry {
 };
 
 using CommandRegistry = Registry<CommandEntry>;
-
-// Commands the product will have; those not registered yet say "not built yet" and exit 2.
-inline const char* const kPlannedCommands[] = {"list",  "run",   "plan",  "merge",  "slurm", "sample", "report",
-                                               "compare", "baseline", "stats", "bench", "version"};
 
 }  // namespace rb

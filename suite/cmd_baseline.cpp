@@ -13,8 +13,8 @@
 
 #include "reports/report.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 namespace {

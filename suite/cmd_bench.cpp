@@ -6,8 +6,8 @@
 #include "kernels/bench_api.h"
 #include "reports/speed_gate.h"
 #include "suite/cli.h"
-#include "suite/core/context.h"
-#include "suite/core/errors.h"
+#include "suite/context.h"
+#include "core/errors.h"
 #include "suite/train/train_api.h"
 
 namespace rb {

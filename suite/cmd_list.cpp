@@ -5,7 +5,7 @@
 #include "kernels/catalog.h"
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "suite/planner.h"
 #include "tasks/task.h"
 

@@ -15,8 +15,8 @@
 
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/planner.h"
 #include "suite/runner.h"
 #include "suite/store.h"

@@ -11,7 +11,7 @@
 
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "suite/planner.h"
 
 namespace rb {

@@ -18,8 +18,8 @@
 
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/planner.h"
 #include "suite/runner.h"
 #include "suite/train/train_api.h"
@@ -81,24 +81,21 @@ Plan plan_from_flags(const RunOptions& o) {
   if (o.pairs >= 0) s.task.options["pairs"] = o.pairs;
   if (o.length >= 0) s.task.options["length"] = o.length;
   if (o.vocab >= 0) s.task.options["vocab"] = o.vocab;
-  // Resolve everything before training anything: a bad spec fails the command with nothing run.
+  // The same plan builder as a battery's: an ad hoc battery of one cell, one task point and one recipe.
+  // Resolving the spec first gives flag-level messages for a bad option before the battery's own.
   const RunSpec resolved = resolve_spec(s);
-  Plan plan;
-  plan.battery.name = "adhoc";
-  plan.battery.description = "recallbench run --cell " + o.cell + " --task " + o.task;
-  plan.battery.cells = {o.cell};
-  plan.battery.seeds = parse_seeds(o.seeds);
-  for (auto& seed : plan.battery.seeds) seed += o.seed_offset;
-  plan.battery.tasks = {BatteryTask{o.task, resolved.task.options, {}}};
-  plan.battery.model = resolved.model;
-  plan.battery.threshold = resolved.train.threshold;
-  plan.battery.recipes = {BatteryRecipe{"cli", resolved.train}};
-  for (int64_t seed : plan.battery.seeds) {
-    RunSpec r = resolved;
-    r.seed = seed;
-    plan.runs.push_back(r);
-  }
-  return plan;
+  Battery b;
+  b.name = "adhoc";
+  b.description = "recallbench run --cell " + o.cell + " --task " + o.task;
+  b.cells = {o.cell};
+  b.cell_options = s.cell.options;
+  b.seeds = parse_seeds(o.seeds);
+  for (auto& seed : b.seeds) seed += o.seed_offset;
+  b.tasks = {BatteryTask{o.task, resolved.task.options, {}}};
+  b.model = s.model;
+  b.threshold = resolved.train.threshold;
+  b.recipes = {BatteryRecipe{"cli", resolved.train}};
+  return make_plan(b);
 }
 
 int run_run(RunOptions& o) {

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "suite/cli.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "tasks/curriculum.h"
 #include "tasks/task.h"
 

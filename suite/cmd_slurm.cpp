@@ -7,7 +7,7 @@
 
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "suite/slurm.h"
 
 namespace rb {

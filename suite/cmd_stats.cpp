@@ -12,7 +12,7 @@
 
 #include "stats/stats.h"
 #include "suite/cli.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 namespace {

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "suite/cli.h"
-#include "suite/core/context.h"
-#include "suite/core/errors.h"
+#include "suite/context.h"
+#include "core/errors.h"
 #include "suite/train/train_api.h"
 
 namespace rb {

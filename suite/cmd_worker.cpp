@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "suite/cli.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/store.h"
 #include "suite/train/train_api.h"
 
@@ -21,12 +21,7 @@ struct WorkerOptions {
 };
 
 int run_worker(const WorkerOptions& o) {
-  json parsed;
-  try {
-    parsed = json::parse(o.spec);
-  } catch (const json::parse_error& e) {
-    throw UsageError(std::string("worker: --spec is not JSON: ") + e.what());
-  }
+  const json parsed = parse_json_text(o.spec, "worker --spec");
   const RunSpec spec = RunSpec::from_json(parsed, "worker --spec");
   if (spec.key() != o.key) throw UsageError("worker: --spec keys to " + spec.key() + ", expected " + o.key);
   const Store store(o.out);

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "suite/cli.h"
-#include "suite/core/blas_core.h"
-#include "suite/core/errors.h"
+#include "suite/blas_core.h"
+#include "core/errors.h"
 
 int main(int argc, char** argv) {
   rb::maybe_reexec_with_better_blas_core(argv);
@@ -13,23 +13,13 @@ int main(int argc, char** argv) {
       "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
       "lock-in counts with exact statistics, and gates CI on significant regressions.\n"
       "Exit codes: 0 ok, 1 regression, 2 bad input/usage, 3 inconclusive (with --fail-on-inconclusive),\n"
-      "4 internal error.",
+      "4 internal error; 130 when `run` is interrupted (Ctrl-C, SIGTERM: finished runs are kept).",
       "recallbench"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, rb::CommandFn>> commands;
   for (const auto& entry : rb::CommandRegistry::instance().entries()) {
     auto* sub = app.add_subcommand(entry.name, entry.help);
     commands.emplace_back(sub, entry.add(*sub));
-  }
-  for (const char* name : rb::kPlannedCommands) {
-    if (rb::CommandRegistry::instance().find(name)) continue;
-    auto* sub = app.add_subcommand(name, "(not built yet in this version)");
-    sub->allow_extras();
-    const std::string n = name;
-    commands.emplace_back(sub, [n]() {
-      std::fprintf(stderr, "recallbench %s: not built yet in this version\n", n.c_str());
-      return static_cast<int>(rb::kExitUsage);
-    });
   }
 
   try {
@@ -40,9 +30,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const bool known = argc > 1 && rb::CommandRegistry::instance().find(argv[1]) != nullptr;
-    bool planned = false;
-    for (const char* name : rb::kPlannedCommands) planned = planned || (argc > 1 && std::string(argv[1]) == name);
-    if (argc > 1 && argv[1][0] != '-' && !known && !planned) {
+    if (argc > 1 && argv[1][0] != '-' && !known) {
       std::string valid;
       for (const auto& [sub, fn] : commands) valid += (valid.empty() ? "" : ", ") + sub->get_name();
       std::fprintf(stderr, "recallbench: unknown command '%s'\n  valid commands: %s\n", argv[1], valid.c_str());

@@ -7,7 +7,8 @@
 #include <sstream>
 
 #include "cells/catalog.h"
-#include "suite/core/errors.h"
+#include "core/knobs.h"
+#include "core/errors.h"
 #include "suite/train/train_api.h"
 
 namespace rb {
@@ -40,14 +41,6 @@ std::vector<std::string> registered_cells() {
 }
 
 namespace {
-
-std::set<std::string> knobs_of(const std::string& cell) {
-  std::set<std::string> out;
-  std::stringstream ss(cell);
-  std::string part;
-  while (std::getline(ss, part, '+')) out.insert(part);
-  return out;
-}
 
 // One point of a task's grid: the fixed options plus one value per grid key.
 struct TaskPoint {
@@ -117,6 +110,7 @@ Plan make_plan(const Battery& battery) {
         for (const auto& cell : cells) {
           RunSpec base;
           base.cell.name = cell;
+          base.cell.options = battery.cell_options;
           base.task.name = task.name;
           base.task.options = point.options;
           base.model = battery.model;
@@ -147,24 +141,11 @@ Plan make_plan(const Battery& battery) {
           return std::find(battery.contrasts.begin(), battery.contrasts.end(), kind) != battery.contrasts.end();
         };
         for (const auto& a : cells) {
-          const auto ka = knobs_of(a);
           for (const auto& b : cells) {
-            if (a == b) continue;
-            const auto kb = knobs_of(b);
-            for (const char* knob : {"conv", "decay"}) {
-              if (!want(knob) || !ka.count(knob) || kb.count(knob)) continue;
-              auto ka_minus = ka;
-              ka_minus.erase(knob);
-              if (ka_minus == kb)
-                plan.contrasts.push_back({std::string(knob) + ": " + a + " vs " + b + on, knob, config_of[a], config_of[b]});
-            }
-            if (want("transition") && ka.count("rank1") && kb.count("diag")) {
-              auto ra = ka, rb = kb;
-              ra.erase("rank1");
-              rb.erase("diag");
-              if (ra == rb)
-                plan.contrasts.push_back({"transition: " + a + " vs " + b + on, "transition", config_of[a], config_of[b]});
-            }
+            // One knob apart (core/knobs.h), `a` carrying it: conv, decay (booleans), transition (rank1 vs diag).
+            const auto kc = knob_contrast(cell_knobs(a), cell_knobs(b));
+            if (kc && kc->first_carries && want(kc->knob.c_str()))
+              plan.contrasts.push_back({kc->knob + ": " + a + " vs " + b + on, kc->knob, config_of[a], config_of[b]});
           }
           if (want("reference") && a != battery.reference && config_of.count(battery.reference))
             plan.contrasts.push_back(

@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "suite/battery.h"
-#include "suite/core/spec.h"
+#include "suite/spec.h"
 
 namespace rb {
 

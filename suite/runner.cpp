@@ -19,8 +19,8 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/store.h"
 
 namespace rb {
@@ -146,11 +146,12 @@ std::map<std::string, json> read_store(const fs::path& dir, size_t* invalid) {
 }
 
 json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
-  std::vector<const json*> docs;
-  for (const auto& d : docs_in) docs.push_back(&d);
-  std::sort(docs.begin(), docs.end(), [](const json* a, const json* b) { return (*a)["key"] < (*b)["key"]; });
+  // Validated documents (the store's and merge's), read through the run document's one reader.
+  std::vector<std::pair<RunDocument, const json*>> docs;
+  for (const auto& d : docs_in) docs.emplace_back(RunDocument::from_json(d, "run document"), &d);
+  std::sort(docs.begin(), docs.end(), [](const auto& a, const auto& b) { return a.first.key < b.first.key; });
   struct Tally {
-    json first;
+    const RunDocument* first = nullptr;
     int64_t n = 0, locked = 0;
     double acc = 0;
     std::vector<int64_t> seeds_locked, seeds;
@@ -158,27 +159,26 @@ json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
   std::map<std::string, Tally> configs;
   json metrics = json::array();
   std::set<std::string> have;
-  for (const json* d : docs) {
-    have.insert((*d)["key"].get<std::string>());
-    auto& t = configs[(*d)["config_key"].get<std::string>()];
-    if (t.n == 0) t.first = *d;
-    const auto& r = (*d)["result"];
+  for (const auto& [d, raw] : docs) {
+    have.insert(d.key);
+    auto& t = configs[d.config_key];
+    if (t.n == 0) t.first = &d;
     t.n += 1;
-    t.locked += r["locked_in"].get<bool>() ? 1 : 0;
-    t.acc += r["final_accuracy"].get<double>();
-    t.seeds.push_back((*d)["spec"]["seed"].get<int64_t>());
-    if (r["locked_in"].get<bool>()) t.seeds_locked.push_back((*d)["spec"]["seed"].get<int64_t>());
-    metrics.push_back(run_metrics(*d));
+    t.locked += d.result.locked_in ? 1 : 0;
+    t.acc += d.result.final_accuracy;
+    t.seeds.push_back(d.seed());
+    if (d.result.locked_in) t.seeds_locked.push_back(d.seed());
+    metrics.push_back(run_metrics(*raw));
   }
   json cfgs = json::array();
   for (auto& [key, t] : configs) {
     std::sort(t.seeds.begin(), t.seeds.end());
     std::sort(t.seeds_locked.begin(), t.seeds_locked.end());
     cfgs.push_back({{"config_key", key},
-                    {"cell", t.first["spec"]["cell"]["name"]},
-                    {"task", t.first["spec"]["task"]["name"]},
-                    {"task_options", t.first["spec"]["task"]["options"]},
-                    {"state_size", t.first["result"]["state_size"]},
+                    {"cell", t.first->cell()},
+                    {"task", t.first->task()},
+                    {"task_options", t.first->spec.at("task").value("options", json::object())},
+                    {"state_size", t.first->result.state_size},
                     {"runs", t.n},
                     {"locked_in", t.locked},
                     {"seeds", t.seeds},
@@ -247,7 +247,7 @@ RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) {
     const auto c = store.check(plan.runs[i]);
     if (c.state == ResultCheck::State::kValid && !o.force) {
       ++sum.already;
-      sum.locked_in += c.document["result"]["locked_in"].get<bool>() ? 1 : 0;
+      sum.locked_in += c.run.result.locked_in ? 1 : 0;
     } else {
       pending.push_back(i);
     }
@@ -280,7 +280,7 @@ RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) {
       const auto c = store.check(spec);
       if (c.state == ResultCheck::State::kValid && !(o.force && !forced.count(i))) {
         ++sum.already;  // finished by another process since our scan
-        sum.locked_in += c.document["result"]["locked_in"].get<bool>() ? 1 : 0;
+        sum.locked_in += c.run.result.locked_in ? 1 : 0;
         lock.release();
         continue;
       }
@@ -306,15 +306,13 @@ RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) {
       const auto c = store.check(spec);
       if (c.state == ResultCheck::State::kValid) {
         ++sum.trained;
-        const auto& r = c.document["result"];
-        const bool locked = r["locked_in"].get<bool>();
+        const RunResult& r = c.run.result;
+        const bool locked = r.locked_in;
         sum.locked_in += locked ? 1 : 0;
         w.lock.release();
-        const std::string st = r["status"].get<std::string>();
         note(fmt::format("{}: {}  acc {:.3f}  {} steps  {:.1f}s{}   {}", run_label(spec),
-                         locked ? "LOCKED IN" : "not locked in", r["final_accuracy"].get<double>(),
-                         r["steps"].get<int64_t>(), r["wall_seconds"].get<double>(),
-                         st == "ok" ? "" : "  [" + st + ": " + r.value("message", "") + "]", progress()));
+                         locked ? "LOCKED IN" : "not locked in", r.final_accuracy, r.steps, r.wall_seconds,
+                         r.status == "ok" ? "" : "  [" + r.status + ": " + r.message + "]", progress()));
         continue;
       }
       const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/planner.h"
 
 namespace rb {

@@ -13,9 +13,10 @@
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
-#include "suite/train/train_api.h"
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "core/run_document.h"
+#include "suite/spec.h"
 
 namespace rb {
 
@@ -25,39 +26,18 @@ using nlohmann::json;
 Store::Store(fs::path dir) : dir_(std::move(dir)) {}
 
 std::string validate_run_document(const json& doc, const std::string& expected_key) {
-  if (!doc.is_object()) return "not a JSON object";
-  if (doc.value("kind", "") != "recallbench.run") return "field 'kind' is not \"recallbench.run\"";
-  if (!doc.contains("schema_version") || doc["schema_version"] != kRunSchemaVersion)
-    return "field 'schema_version' is not " + std::to_string(kRunSchemaVersion);
-  if (!doc.contains("key") || !doc["key"].is_string()) return "missing field 'key'";
-  if (!expected_key.empty() && doc["key"] != expected_key)
-    return "key " + doc["key"].dump() + " does not match the file's run " + expected_key;
   try {
-    if (!doc.contains("spec")) return "missing field 'spec'";
-    const RunSpec spec = RunSpec::from_json(doc["spec"], "spec");
-    if (spec.key() != doc["key"].get<std::string>()) return "its spec keys to " + spec.key() + ", not its 'key'";
+    const RunDocument d = RunDocument::from_json(doc, "run document");
+    if (!expected_key.empty() && d.key != expected_key)
+      return "key \"" + d.key + "\" does not match the file's run " + expected_key;
+    const RunSpec spec = RunSpec::from_json(d.spec, "spec");
+    if (spec.key() != d.key) return "its spec keys to " + spec.key() + ", not its 'key'";
+    if (spec.config_key() != d.config_key) return "its spec's config key is " + spec.config_key() + ", not its 'config_key'";
   } catch (const UsageError& e) {
     return e.what();
+  } catch (const nlohmann::json::exception& e) {
+    return std::string("malformed spec: ") + e.what();
   }
-  if (!doc.contains("result") || !doc["result"].is_object()) return "missing field 'result'";
-  const json& r = doc["result"];
-  const auto need = [&](const char* field, bool ok) -> std::string {
-    return ok ? "" : std::string("field 'result.") + field + "' is missing or has the wrong type";
-  };
-  for (const auto& msg : {
-           need("status", r.contains("status") && r["status"].is_string()),
-           need("locked_in", r.contains("locked_in") && r["locked_in"].is_boolean()),
-           need("final_accuracy", r.contains("final_accuracy") && r["final_accuracy"].is_number()),
-           need("best_accuracy", r.contains("best_accuracy") && r["best_accuracy"].is_number()),
-           need("steps", r.contains("steps") && r["steps"].is_number_integer()),
-           need("lock_in_step",
-                r.contains("lock_in_step") && (r["lock_in_step"].is_null() || r["lock_in_step"].is_number_integer())),
-           need("state_size", r.contains("state_size") && r["state_size"].is_number_integer()),
-           need("wall_seconds", r.contains("wall_seconds") && r["wall_seconds"].is_number()),
-       })
-    if (!msg.empty()) return msg;
-  if (r["locked_in"].get<bool>() != !r["lock_in_step"].is_null()) return "fields 'locked_in' and 'lock_in_step' disagree";
-  if (!doc.contains("curve") || !doc["curve"].is_array()) return "missing field 'curve'";
   return "";
 }
 
@@ -75,6 +55,7 @@ ResultCheck Store::check(const RunSpec& spec) const {
       return out;
     }
     out.state = ResultCheck::State::kValid;
+    out.run = RunDocument::from_json(doc, path.string());
     out.document = std::move(doc);
   } catch (const UsageError& e) {
     out.state = ResultCheck::State::kCorrupt;

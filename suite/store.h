@@ -20,7 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/core/spec.h"
+#include "core/run_document.h"
+#include "suite/spec.h"
 
 namespace rb {
 
@@ -30,6 +31,7 @@ struct ResultCheck {
   State state = State::kMissing;
   std::string reason;        // for kCorrupt: why (malformed JSON, wrong key, missing field ...)
   nlohmann::json document;   // for kValid: the parsed document
+  RunDocument run;           // for kValid: the same, typed
 };
 
 class Store {

@@ -22,8 +22,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 #include "tasks/sampling.h"
 #include "tasks/task.h"
 

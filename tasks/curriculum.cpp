@@ -5,8 +5,8 @@
 #include <cmath>
 #include <deque>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 

@@ -34,7 +34,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 #include "tasks/task.h"
 
 namespace rb {

@@ -26,8 +26,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 #include "tasks/sampling.h"
 #include "tasks/task.h"
 

@@ -42,9 +42,9 @@
 #include <cmath>
 #include <map>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
-#include "suite/core/rng.h"
+#include "core/errors.h"
+#include "core/options.h"
+#include "core/rng.h"
 #include "tasks/sampling.h"
 #include "tasks/task.h"
 

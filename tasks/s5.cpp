@@ -26,9 +26,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
-#include "suite/core/rng.h"
+#include "core/errors.h"
+#include "core/options.h"
+#include "core/rng.h"
 #include "tasks/task.h"
 
 namespace rb {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "suite/core/rng.h"
+#include "core/rng.h"
 
 namespace rb {
 

@@ -2,7 +2,7 @@
 //
 // Tasks are torch-free: a task generates integer token sequences and labels; the trainer turns them
 // into tensors. Generation is deterministic: the same options and seed give the same batch, on any
-// machine (suite/core/rng.h).
+// machine (core/rng.h).
 //
 // Labels follow the next-token convention of Zoology: label[t] is what the model must emit after
 // reading inputs[0..t]; kIgnore marks positions that carry no loss and no accuracy.
@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 
 namespace rb {
 

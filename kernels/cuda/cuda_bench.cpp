@@ -24,7 +24,7 @@
 #include "kernels/cuda/naive_cuda.h"
 #include "kernels/cuda/recurrent_cuda.h"
 #include "kernels/cuda/short_conv_cuda.h"
-#include "suite/core/rng.h"
+#include "core/rng.h"
 
 namespace rb {
 namespace {

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 // RB_CUDA_LAUNCH(kernel, grid, block, stream)(args...): kernel<<<grid, block, 0, stream>>>(args...).
 #ifdef RB_CUDA_EMULATION

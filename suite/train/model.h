@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "cells/cell.h"
-#include "suite/core/spec.h"
+#include "suite/spec.h"
 
 namespace rb {
 

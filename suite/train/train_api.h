@@ -8,11 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/core/spec.h"
+#include "core/run_document.h"
+#include "suite/spec.h"
 
 namespace rb {
-
-inline constexpr int kRunSchemaVersion = 1;
 
 struct TrainProgress {
   int64_t seed = 0;
@@ -28,8 +27,8 @@ using ProgressFn = std::function<void(const TrainProgress&)>;
 // keys however they were spelled. Unknown names, options or impossible configs: UsageError.
 RunSpec resolve_spec(RunSpec spec);
 
-// Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its result
-// document (schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
+// Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its run document
+// (core/run_document.h, RunDocument::to_json; schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
 // throw: the result says status "diverged" with a message.
 nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads = 1);
 

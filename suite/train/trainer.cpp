@@ -19,9 +19,12 @@
 
 #include <torch/torch.h>
 
-#include "suite/core/context.h"
-#include "suite/core/errors.h"
-#include "suite/core/rng.h"
+#include "cells/catalog.h"
+
+#include "suite/context.h"
+#include "core/errors.h"
+#include "core/rng.h"
+#include "core/run_document.h"
 #include "suite/train/model.h"
 #include "suite/train/train_api.h"
 #include "tasks/curriculum.h"
@@ -210,7 +213,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(spec.train.lr).weight_decay(spec.train.weight_decay));
 
-  nlohmann::json curve = nlohmann::json::array();
+  RunDocument doc;  // what this run writes: core/run_document.h is its one writer and one reader
   std::string status = "ok", message;
   nlohmann::json divergence = nullptr;
   double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN, train_acc_sum = 0.0;
@@ -255,13 +258,11 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
       last_acc = last_eval.accuracy;
       if (last_acc > best) best = last_acc, best_step = step;
       last_loss = loss_sum / static_cast<double>(loss_count);
-      curve.push_back({{"step", step},
-                       {"loss", last_loss},
-                       {"accuracy", last_acc},
-                       {"train_accuracy", train_acc_sum / static_cast<double>(loss_count)},
-                       {"lr", lr},
-                       {"stage", curriculum->stage()},
-                       {"difficulty", difficulty_json(difficulty)}});
+      doc.curve.push_back({step, last_acc, last_loss,
+                           {{"train_accuracy", train_acc_sum / static_cast<double>(loss_count)},
+                            {"lr", lr},
+                            {"stage", curriculum->stage()},
+                            {"difficulty", difficulty_json(difficulty)}}});
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
       const std::string stage = spec.train.curriculum == "none"
                                     ? ""
@@ -284,7 +285,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
 
   // After training: the breakdown at the last evaluation, and the length-generalisation curve.
   nlohmann::json breakdown = nullptr;
-  if (status == "ok" && !task->breakdown_name().empty() && !curve.empty()) breakdown = breakdown_json(*task, last_eval);
+  if (status == "ok" && !task->breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(*task, last_eval);
   nlohmann::json lengths = nlohmann::json::array();
   if (status == "ok") {
     for (int64_t length : spec.train.eval_lengths) {
@@ -300,18 +301,28 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  nlohmann::json result = {
-      {"status", status},
-      {"message", message},
-      {"final_accuracy", status == "ok" ? last_acc : 0.0},
-      {"best_accuracy", best},
+  doc.key = spec.key();
+  doc.config_key = spec.config_key();
+  doc.spec = spec.to_json();
+  doc.context = capture_context(threads);
+  RunResult& r = doc.result;
+  r.status = status;
+  r.message = message;
+  r.final_accuracy = status == "ok" ? last_acc : 0.0;
+  r.best_accuracy = best;
+  r.locked_in = lock_in_step >= 0;
+  r.lock_in_step = lock_in_step;
+  r.steps = steps_done;
+  r.wall_seconds = wall;
+  r.steps_per_second = steps_done / std::max(train_wall, 1e-9);
+  r.state_size = model->state_size();
+  r.parameters = params;
+  r.architecture = architecture;
+  r.knobs = cell_knobs(spec.cell.name);
+  r.capacity_bits = task->capacity_bits();
+  r.details = {
       {"final_loss", std::isfinite(last_loss) ? nlohmann::json(last_loss) : nlohmann::json(nullptr)},
       {"best_step", best_step > 0 ? nlohmann::json(best_step) : nlohmann::json(nullptr)},
-      {"locked_in", lock_in_step >= 0},
-      {"lock_in_step", lock_in_step >= 0 ? nlohmann::json(lock_in_step) : nlohmann::json(nullptr)},
-      {"steps", steps_done},
-      {"wall_seconds", wall},
-      {"steps_per_second", steps_done / std::max(train_wall, 1e-9)},
       {"divergence", divergence},
       {"curriculum",
        {{"name", spec.train.curriculum},
@@ -320,21 +331,8 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
         {"history", history}}},
       {"breakdown", breakdown},
       {"length_generalisation", lengths},
-      {"state_size", model->state_size()},
-      {"parameters", params},
-      {"architecture", architecture},
-      {"capacity_bits", task->capacity_bits()},
   };
-  return {
-      {"schema_version", kRunSchemaVersion},
-      {"kind", "recallbench.run"},
-      {"key", spec.key()},
-      {"config_key", spec.config_key()},
-      {"spec", spec.to_json()},
-      {"context", capture_context(threads)},
-      {"result", result},
-      {"curve", curve},
-  };
+  return doc.to_json();
 }
 
 }  // namespace rb

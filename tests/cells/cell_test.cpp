@@ -7,7 +7,7 @@
 
 #include "cells/catalog.h"
 #include "cells/cell.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 namespace {

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 namespace {

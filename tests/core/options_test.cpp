@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/options.h"
+#include "core/errors.h"
+#include "core/options.h"
 
 namespace rb {
 namespace {

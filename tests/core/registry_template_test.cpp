@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "suite/core/registry.h"
+#include "core/registry.h"
 
 namespace rb {
 namespace {

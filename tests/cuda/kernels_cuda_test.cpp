@@ -23,8 +23,8 @@
 #include "kernels/cuda/naive_cuda.h"
 #include "kernels/cuda/recurrent_cuda.h"
 #include "kernels/cuda/short_conv_cuda.h"
-#include "suite/core/errors.h"
-#include "suite/core/rng.h"
+#include "core/errors.h"
+#include "core/rng.h"
 
 namespace rb {
 namespace {

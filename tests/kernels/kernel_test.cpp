@@ -16,8 +16,8 @@
 #include "kernels/linear_attn/linear_attn.h"
 #include "kernels/short_conv/short_conv.h"
 #include "kernels/ssd/ssd.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "reports/compare.h"
 #include "reports/report.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 namespace {
@@ -36,6 +36,11 @@ Config planted(const std::string& key, const std::string& cell, int64_t k, int64
   c.state_size = budget > 0 ? budget : 4096;
   c.state_budget = budget;
   c.capacity_bits = static_cast<double>(pairs) * 7.0;
+  // The fixed-state family's knobs, as CellEntry registers them ("rank1+decay+conv").
+  c.knobs = {{"family", "fixed_state"},
+             {"transition", cell.rfind("rank1", 0) == 0 ? "rank1" : "diag"},
+             {"decay", cell.find("+decay") != std::string::npos},
+             {"conv", cell.find("+conv") != std::string::npos}};
   std::mt19937 rng(jitter_seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int64_t s = 0; s < n; ++s) {

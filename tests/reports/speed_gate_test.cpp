@@ -7,8 +7,8 @@
 #include <random>
 
 #include "reports/speed_gate.h"
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 namespace {

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/stats.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb::stats {
 namespace {

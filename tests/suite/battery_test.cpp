@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "suite/battery.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "suite/planner.h"
 
 namespace rb {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "suite/battery.h"
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 namespace {

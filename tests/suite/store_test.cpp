@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "suite/core/json_io.h"
+#include "core/json_io.h"
 #include "suite/runner.h"
 #include "suite/store.h"
 #include "suite/train/train_api.h"

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "tasks/task.h"
 
 namespace rb {

@@ -1,7 +1,7 @@
 // copy generator properties: string, separator, the string again; labels where the definition says.
 #include <gtest/gtest.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "tasks/task.h"
 
 namespace rb {

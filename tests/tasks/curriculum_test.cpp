@@ -1,7 +1,7 @@
 // Curricula: stage schedules by definition, the gate and its maximum, history records, options errors.
 #include <gtest/gtest.h>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 #include "tasks/curriculum.h"
 
 namespace rb {

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "suite/train/train_api.h"
 #include "tests/train/json_schema.h"
 

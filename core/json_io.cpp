@@ -1,15 +1,17 @@
-#include "suite/core/json_io.h"
+#include "core/json_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <vector>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 
@@ -48,16 +50,56 @@ void write_json_atomic(const std::filesystem::path& path, const json& value, int
   }
 }
 
+json parse_json_text(const std::string& text, const std::string& where) {
+  if (text.size() > kMaxJsonBytes)
+    throw UsageError(where + ": " + std::to_string(text.size()) + " bytes, expected at most " +
+                     std::to_string(kMaxJsonBytes) + " (no document this tool reads is that large)");
+  // Depth and duplicate keys are checked while parsing, so a hostile document never becomes a deep tree
+  // (whose recursive destruction or printing would overflow the stack) and "last key wins" never hides
+  // a conflicting value.
+  std::vector<std::vector<std::string>> keys;  // the keys of each open object
+  const auto check = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth)
+          throw UsageError(where + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels, expected a shallow document");
+        if (event == json::parse_event_t::object_start) keys.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        auto& open = keys.back();
+        const auto& k = parsed.get_ref<const std::string&>();
+        if (std::find(open.begin(), open.end(), k) != open.end())
+          throw UsageError(where + ": key '" + k + "' appears twice in one object, expected each key once");
+        open.push_back(k);
+        break;
+      }
+      default: break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, check);
+  } catch (const json::exception& e) {  // parse errors, and numbers out of range (1e999)
+    throw UsageError("malformed JSON in " + where + ": " + e.what());
+  }
+}
+
 json read_json_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxJsonBytes)
+    throw UsageError(path.string() + ": " + std::to_string(size) + " bytes, expected at most " +
+                     std::to_string(kMaxJsonBytes) + " (no document this tool reads is that large)");
   std::ifstream in(path);
   if (!in) throw UsageError("cannot read " + path.string() + ": " + std::strerror(errno));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw UsageError("malformed JSON in " + path.string() + ": " + e.what());
-  }
+  return parse_json_text(buffer.str(), path.string());
 }
 
 template <class T>

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/spec.h"
+#include "core/errors.h"
+#include "suite/spec.h"
 
 namespace rb {
 namespace {

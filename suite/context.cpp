@@ -1,4 +1,4 @@
-#include "suite/core/context.h"
+#include "suite/context.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -87,7 +87,7 @@ nlohmann::json capture_context(int threads) {
   c["compiler"] = RECALLBENCH_COMPILER;
   c["libtorch_version"] = RECALLBENCH_TORCH_VERSION;
   c["blas"] = loaded_blas();
-  // OpenBLAS's kernel choice changes speed 4× and the last bits of results (suite/core/blas_core.h).
+  // OpenBLAS's kernel choice changes speed 4× and the last bits of results (suite/blas_core.h).
   using CoreName = char* (*)();
   if (auto corename = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename")))
     c["blas_core"] = corename();

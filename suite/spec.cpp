@@ -1,12 +1,12 @@
-#include "suite/core/spec.h"
+#include "suite/spec.h"
 
 #include <cctype>
 
 #include <fmt/format.h>
 
-#include "suite/core/errors.h"
-#include "suite/core/json_io.h"
-#include "suite/core/rng.h"
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "core/rng.h"
 
 namespace rb {
 

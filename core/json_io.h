@@ -14,8 +14,17 @@ using json = nlohmann::json;
 // A reader never sees a half-written file; a crash leaves either the old file or the new one.
 void write_json_atomic(const std::filesystem::path& path, const json& value, int indent = 2);
 
-// Reads and parses a JSON file. Missing file or malformed JSON: UsageError naming the file and the
-// parser's position.
+// Limits on every document the tool reads: far above any real one (a run file is ~10 KB, a paper-scale
+// baseline a few MB), far below what could exhaust memory or the stack.
+inline constexpr size_t kMaxJsonBytes = 256u << 20;
+inline constexpr int kMaxJsonDepth = 64;
+
+// Parses JSON text. Malformed JSON, a number out of range (1e999), a document larger than kMaxJsonBytes
+// or nested deeper than kMaxJsonDepth, or a key repeated in one object: UsageError naming `where`.
+json parse_json_text(const std::string& text, const std::string& where);
+
+// Reads and parses a JSON file with parse_json_text's checks. Missing file or bad JSON: UsageError naming
+// the file and the parser's position.
 json read_json_file(const std::filesystem::path& path);
 
 // Returns `object[key]` converted to T, or throws UsageError "<where>: field '<key>' ..." when the

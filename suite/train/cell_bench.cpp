@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "cells/cell.h"
-#include "suite/core/blas_core.h"
+#include "suite/blas_core.h"
 #include "suite/train/model.h"
 #include "suite/train/train_api.h"
 

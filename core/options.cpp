@@ -1,8 +1,8 @@
-#include "suite/core/options.h"
+#include "core/options.h"
 
 #include <cmath>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "suite/core/errors.h"
+#include "core/errors.h"
 
 namespace rb {
 

@@ -1,4 +1,4 @@
-#include "suite/core/blas_core.h"
+#include "suite/blas_core.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

@@ -1,0 +1,73 @@
+// `recallbench report` and `compare` on results (see report_command.h).
+#include "reports/report_command.h"
+
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "core/json_io.h"
+#include "reports/report.h"
+
+namespace rb::reports {
+
+int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
+                      const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs) {
+  GateOptions gate = flags.resolved();
+  gate.power_analysis = true;  // the report states what each config can detect
+  // Read everything before writing anything (bad input writes nothing).
+  std::optional<Baseline> baseline;
+  if (!baseline_path.empty()) baseline = read_baseline(baseline_path);
+  const RunSet runs = load_results(current_path);
+  json bench = nullptr;
+  if (!out.bench.empty()) {
+    bench = read_json_file(out.bench);
+    bench_rows(bench);  // validates
+  }
+  std::optional<Comparison> cmp;
+  if (baseline) {
+    cmp = compare(baseline->configs, runs.configs, gate);
+    cmp->baseline_context = baseline->context;
+    cmp->current_context = runs.context;
+  }
+  std::vector<ContrastSpec> specs = !declared.empty()                  ? declared
+                                     : !runs.declared_contrasts.empty() ? runs.declared_contrasts
+                                                                        : infer_contrasts(runs.configs);
+  ReportInput in;
+  in.runs = &runs;
+  in.contrasts = test_contrasts(runs.configs, specs, gate.alpha, gate.adjust);
+  in.comparison = cmp ? &*cmp : nullptr;
+  in.baseline_path = baseline_path;
+  in.bench = bench;
+  if (!out.json.empty()) write_json_atomic(out.json, report_json(in));
+  if (!out.html.empty()) write_text_file(out.html, report_html(in));
+  if (!out.md.empty()) write_text_file(out.md, report_markdown(in));
+
+  if (print_configs) {
+    std::printf("%-12s %-24s %-34s %9s %13s %8s %8s\n", "verdict", "cell", "task", "lock-in", "95% CI", "recall",
+                "state");
+    std::map<std::string, std::string> verdict_of;
+    if (cmp)
+      for (const auto& cc : cmp->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
+    for (const auto& c : runs.configs) {
+      const auto s = summarize(c);
+      const auto it = verdict_of.find(c.key);
+      std::printf("%-12s %-24s %-34s %5lld/%-3lld [%.2f,%.2f] %8.3f %8lld\n",
+                  it == verdict_of.end() ? "-" : it->second.c_str(), c.cell.c_str(), c.task_label().c_str(),
+                  static_cast<long long>(s.k), static_cast<long long>(s.n), s.ci.low, s.ci.high, s.recall.median,
+                  static_cast<long long>(c.state_size));
+    }
+  }
+  for (const auto& r : in.contrasts)
+    if (!r.missing)
+      std::printf("contrast %s: %lld/%lld vs %lld/%lld, Fisher p = %.3g, %s %.3g%s\n", r.spec.name.c_str(),
+                  static_cast<long long>(r.k_a), static_cast<long long>(r.n_a), static_cast<long long>(r.k_b),
+                  static_cast<long long>(r.n_b), r.p, r.adjust.c_str(), r.p_adj, r.significant ? " (significant)" : "");
+  if (cmp) std::fputs(comparison_text(*cmp, baseline_path).c_str(), stdout);
+  else std::printf("verdict: no baseline (results only; pass --baseline FILE to gate)\n");
+  for (const auto* p : {&out.html, &out.json, &out.md})
+    if (!p->empty()) std::printf("wrote %s\n", p->c_str());
+  std::fflush(stdout);
+  return cmp ? gate_exit_code(*cmp, flags.fail_on_inconclusive) : 0;
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,39 @@
+// What `recallbench report` and `compare` (on results) do, and the options they share: load, compare
+// with a baseline when given, write the reports, print the verdict. CLI11-free (the flags themselves are
+// declared in reports/cli_options.h, which the CLI includes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/compare.h"
+#include "stats/stats.h"
+
+namespace rb::reports {
+
+// The gate's options as the command line spells them.
+struct GateFlags {
+  GateOptions gate;
+  std::string adjust = "holm";
+  bool fail_on_inconclusive = false;
+
+  // Parses the adjustment name into `gate` (UsageError on an unknown name).
+  GateOptions resolved() const {
+    GateOptions g = gate;
+    g.adjust = stats::parse_adjust_method(adjust);
+    return g;
+  }
+};
+
+// Where `report` and `compare` write their documents ("" = not written).
+struct OutputFlags {
+  std::string html, json, md, bench;
+};
+
+// Loads, compares (when a baseline is given), writes what was asked for, prints the verdict, and returns
+// the exit code (0; 1 on a regression; 2 when a model changed; 3 when inconclusive with
+// --fail-on-inconclusive).
+int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
+               const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs);
+
+}  // namespace rb::reports
