@@ -437,15 +437,12 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     if (o.power_analysis)
       cc.detectable = detectable_effect(*cc.baseline, cc.n_cur, cc.level_needed, o);
   }
+  // The counters in Verdict order (by severity).
+  int64_t* const count_of[] = {&cmp.unchanged, &cmp.improvements, &cmp.inconclusive, &cmp.regressions,
+                               &cmp.model_changed};
   for (const auto& cc : cmp.configs) {
     if (severity(cc.verdict) > severity(cmp.verdict)) cmp.verdict = cc.verdict;
-    switch (cc.verdict) {
-      case Verdict::kRegression: ++cmp.regressions; break;
-      case Verdict::kImprovement: ++cmp.improvements; break;
-      case Verdict::kInconclusive: ++cmp.inconclusive; break;
-      case Verdict::kNoChange: ++cmp.unchanged; break;
-      case Verdict::kModelChanged: ++cmp.model_changed; break;
-    }
+    ++*count_of[severity(cc.verdict)];
   }
   std::stable_sort(cmp.configs.begin(), cmp.configs.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
     return severity(a.verdict) > severity(b.verdict);

@@ -6,20 +6,8 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-expect() {  # expect CODE PATTERN -- ARGS...
-  local code=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$rb" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    echo "FAIL: recallbench $* exited $rc, expected $code"; echo "$out"; fail=1
-  elif ! grep -q -- "$pattern" <<<"$out"; then
-    echo "FAIL: recallbench $*: output lacks '$pattern'"; echo "$out"; fail=1
-  else
-    echo "ok: recallbench $* -> $rc"
-  fi
-}
+# shellcheck source=../expect.sh
+source "$(dirname "$0")/../expect.sh"  # expect CODE PATTERN -- ARGS...
 
 expect 0 "Subcommands" -- --help
 expect 0 "cells" -- list cells

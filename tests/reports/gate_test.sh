@@ -11,20 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plant() { python3 "$here/plant.py" "$@" || { echo "FAIL: plant.py $*"; exit 1; }; }
 
-expect() {  # expect CODE PATTERN -- ARGS...
-  local code=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$rb" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    echo "FAIL: recallbench $* exited $rc, expected $code"; echo "$out"; fail=1
-  elif ! grep -q -- "$pattern" <<<"$out"; then
-    echo "FAIL: recallbench $*: output lacks '$pattern'"; echo "$out"; fail=1
-  else
-    echo "ok: recallbench $* -> $rc"
-  fi
-}
+# shellcheck source=../expect.sh
+source "$(dirname "$0")/../expect.sh"  # expect CODE PATTERN -- ARGS...
 
 # A planted regression: 6/6 lock-ins in the baseline, 0/6 now; another config unchanged.
 plant "$tmp/base" diag+conv:6:6 diag:3:6
