@@ -3,6 +3,8 @@
 // sizing, option errors.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <set>
 
 #include "cells/catalog.h"
@@ -14,8 +16,8 @@ namespace {
 
 std::string test_name(const testing::TestParamInfo<std::string>& info) {
   std::string n = info.param;
-  for (auto& c : n)
-    if (c == '+') c = '_';
+  for (auto& c : n)  // GoogleTest names take letters, digits and '_': "rank1+conv" → rank1_conv, "my-cell" → my_cell
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 }
 
