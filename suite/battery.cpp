@@ -352,8 +352,9 @@ const char* const kFirst = R"JSON({
 // tests (Holm, alpha 0.05) the smallest changes detected with 80% power are (exact Fisher power; slowdown of
 // every seed's lock-in step, exact log-rank test simulated from the baseline's seeds, as the report prints):
 // diag+conv lock-in 1.00 -> 0.23 or x1.7 slower; rank1+conv 1.00 -> 0.23 or x1.4; diag+decay+conv
-// 0.90 -> 0.13 or x2.2. Cost (pilot, seeds 0-9): 624 core-seconds, ~5.2 minutes wall with 2 workers
-// (rank1, never stopping early, is 38% of it). Threshold 0.9: learned seeds plateau at 0.92-0.97 at this
+// 0.90 -> 0.13 or x2.2. Cost: the gate's run took 187-249 s wall with 2 workers (339-444 core-seconds) in 4
+// seed-shifted A/A replicates, 412 s in a fifth while a build loaded the machine (the 12-seed pilot, on a
+// busier machine: 624 core-seconds for seeds 0-9; rank1, never stopping early, is ~40% of it). Threshold 0.9: learned seeds plateau at 0.92-0.97 at this
 // size while the cells without conv stay near 0.27, so 0.99 would split the lottery on the plateau's noise.
 const char* const kSmoke = R"JSON({
   "schema_version": 1, "name": "smoke",
