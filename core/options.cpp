@@ -10,7 +10,9 @@ OptionReader::OptionReader(std::string where, const nlohmann::json& given, nlohm
     : where_(std::move(where)), resolved_(std::move(defaults)) {
   if (given.is_null()) return;
   if (!given.is_object()) throw UsageError(where_ + ": options must be a JSON object, got " + given.dump());
-  for (const auto& [key, value] : given.items()) {
+  for (const auto& item : given.items()) {
+    const std::string& key = item.key();  // named, not a structured binding: lambdas below capture them (C++17)
+    const nlohmann::json& value = item.value();
     auto it = resolved_.find(key);
     if (it == resolved_.end()) {
       std::string valid;

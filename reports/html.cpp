@@ -354,7 +354,8 @@ std::string sweep_charts(const RunSet& runs, const std::string& option, const st
       se.ranges.push_back({sm.recall.min, sm.recall.max});
     }
     std::vector<Series> series;
-    for (auto& [cell, se] : by_cell) {
+    for (auto& entry : by_cell) {
+      const Series& se = entry.second;  // named, not a structured binding: the sort's lambda captures it (C++17)
       std::vector<size_t> idx(se.points.size());
       for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
       std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return se.points[a].first < se.points[b].first; });

@@ -1,0 +1,36 @@
+// libFuzzer target: baselines and reports as the gate reads them (reports/report.h read_baseline, the file
+// path included), then the gate itself on what was read: compare() of the configs against themselves and
+// the JSON and Markdown it writes. Bad input must end in UsageError, never in a crash, a hang or another
+// exception.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/errors.h"
+#include "reports/compare.h"
+#include "reports/report.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::string path = "/tmp/recallbench-fuzz-baseline-" + std::to_string(::getpid()) + ".json";
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  }
+  try {
+    const rb::reports::Baseline b = rb::reports::read_baseline(path);
+    const rb::reports::Comparison c = rb::reports::compare(b.configs, b.configs);
+    (void)rb::reports::comparison_to_json(c).dump();
+    rb::reports::RunSet runs;
+    runs.configs = b.configs;
+    rb::reports::ReportInput in;
+    in.runs = &runs;
+    in.comparison = &c;
+    in.contrasts = rb::reports::test_contrasts(runs.configs, rb::reports::infer_contrasts(runs.configs));
+    (void)rb::reports::report_markdown(in);
+    (void)rb::reports::report_json(in).dump();
+  } catch (const rb::UsageError&) {
+  }
+  return 0;
+}
