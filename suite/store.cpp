@@ -25,14 +25,15 @@ using nlohmann::json;
 
 Store::Store(fs::path dir) : dir_(std::move(dir)) {}
 
-std::string validate_run_document(const json& doc, const std::string& expected_key) {
+std::string validate_run_document(const json& doc, const std::string& expected_key, RunDocument* parsed) {
   try {
-    const RunDocument d = RunDocument::from_json(doc, "run document");
+    RunDocument d = RunDocument::from_json(doc, "run document");
     if (!expected_key.empty() && d.key != expected_key)
       return "key \"" + d.key + "\" does not match the file's run " + expected_key;
     const RunSpec spec = RunSpec::from_json(d.spec, "spec");
     if (spec.key() != d.key) return "its spec keys to " + spec.key() + ", not its 'key'";
     if (spec.config_key() != d.config_key) return "its spec's config key is " + spec.config_key() + ", not its 'config_key'";
+    if (parsed) *parsed = std::move(d);
   } catch (const UsageError& e) {
     return e.what();
   } catch (const nlohmann::json::exception& e) {
@@ -48,14 +49,13 @@ ResultCheck Store::check(const RunSpec& spec) const {
   if (!fs::exists(path, ec)) return out;
   try {
     json doc = read_json_file(path);
-    const std::string reason = validate_run_document(doc, spec.key());
+    const std::string reason = validate_run_document(doc, spec.key(), &out.run);
     if (!reason.empty()) {
       out.state = ResultCheck::State::kCorrupt;
       out.reason = reason;
       return out;
     }
     out.state = ResultCheck::State::kValid;
-    out.run = RunDocument::from_json(doc, path.string());
     out.document = std::move(doc);
   } catch (const UsageError& e) {
     out.state = ResultCheck::State::kCorrupt;

@@ -63,9 +63,11 @@ class Store {
   std::filesystem::path dir_;
 };
 
-// Validates a run document against `key` without a spec (merge uses it on files it finds).
-// Returns "" when valid, otherwise the reason.
-std::string validate_run_document(const nlohmann::json& doc, const std::string& expected_key);
+// Validates a run document against `key` without a spec (merge uses it on files it finds): the run
+// document's reader (core/run_document.h) plus the key checks. Returns "" when valid, otherwise the reason;
+// when valid and `parsed` is given, the typed document is stored there.
+std::string validate_run_document(const nlohmann::json& doc, const std::string& expected_key,
+                                  RunDocument* parsed = nullptr);
 
 // An exclusive claim on one run (see the file comment). Movable, not copyable; released on destruction.
 class RunLock {
