@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
+
 namespace rb {
 
 using json = nlohmann::json;
@@ -26,6 +28,19 @@ json parse_json_text(const std::string& text, const std::string& where);
 // Reads and parses a JSON file with parse_json_text's checks. Missing file or bad JSON: UsageError naming
 // the file and the parser's position.
 json read_json_file(const std::filesystem::path& path);
+
+// Runs `read` (code that takes fields out of a parsed document) and turns a JSON type or range error into
+// a UsageError naming `where`: a field of the wrong type in a document the tool reads is bad input (exit 2),
+// never an internal error.
+template <class F>
+auto with_json_errors(const std::string& where, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    throw UsageError(where + ": a field has the wrong type or value (" + e.what() + ")",
+                     "the document is malformed; re-create it with recallbench");
+  }
+}
 
 // Returns `object[key]` converted to T, or throws UsageError "<where>: field '<key>' ..." when the
 // field is missing or has the wrong type.

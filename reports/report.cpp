@@ -63,7 +63,17 @@ std::string report_verdict(const ReportInput& in) {
   return in.comparison ? verdict_name(in.comparison->verdict) : "no baseline";
 }
 
+namespace {
+std::vector<BenchRow> read_bench_rows(const json& bench);
+}  // namespace
+
 std::vector<BenchRow> bench_rows(const json& bench) {
+  return with_json_errors("bench JSON", [&] { return read_bench_rows(bench); });
+}
+
+namespace {
+
+std::vector<BenchRow> read_bench_rows(const json& bench) {
   std::vector<BenchRow> rows;
   if (bench.is_null()) return rows;
   if (!bench.is_object() || !bench.contains("benchmarks") || !bench.at("benchmarks").is_array())
@@ -93,6 +103,8 @@ std::vector<BenchRow> bench_rows(const json& bench) {
     if (!has_median.count(r.name)) kept.push_back(r);
   return kept;
 }
+
+}  // namespace
 
 json report_json(const ReportInput& in) {
   RB_ASSERT(in.runs != nullptr, "report needs results");
@@ -301,10 +313,12 @@ Baseline read_baseline(const std::filesystem::path& path) {
                                  version, expected, kind, expected),
                      hint);
   Baseline b;
-  b.battery = doc.value("battery", "");
-  b.created = doc.value("created", doc.value("generated", ""));
-  b.context = doc.value("context", json::object());
-  b.commits = doc.value("commits", json::array());
+  with_json_errors(where, [&] {
+    b.battery = doc.value("battery", "");
+    b.created = doc.value("created", doc.value("generated", ""));
+    b.context = doc.value("context", json::object());
+    b.commits = doc.value("commits", json::array());
+  });
   const json configs = require_field<json>(doc, "configs", where);
   if (!configs.is_array() || configs.empty())
     throw UsageError(where + ": field 'configs' must be a non-empty array", hint);

@@ -177,7 +177,17 @@ RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents) {
   return set;
 }
 
+namespace {
+RunSet read_results(const fs::path& path);
+}  // namespace
+
 RunSet load_results(const fs::path& path) {
+  return with_json_errors(path.string(), [&] { return read_results(path); });
+}
+
+namespace {
+
+RunSet read_results(const fs::path& path) {
   if (!fs::exists(path))
     throw UsageError("results not found: " + path.string(),
                      "expected a results directory (recallbench run --out DIR) or a JSON file");
@@ -219,6 +229,8 @@ RunSet load_results(const fs::path& path) {
   }
   throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline' or 'recallbench.report'");
 }
+
+}  // namespace
 
 Spread spread(std::vector<double> values) {
   Spread s;
@@ -309,7 +321,17 @@ json config_to_json(const Config& c, bool with_curves) {
           {"seeds", seeds}};
 }
 
+namespace {
+Config read_config(const json& j, const std::string& where);
+}  // namespace
+
 Config config_from_json(const json& j, const std::string& where) {
+  return with_json_errors(where, [&] { return read_config(j, where); });
+}
+
+namespace {
+
+Config read_config(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError(where + ": got a JSON " + std::string(j.type_name()) + ", expected an object");
   Config c;
   c.key = require_field<std::string>(j, "key", where);
@@ -353,5 +375,7 @@ Config config_from_json(const json& j, const std::string& where) {
   std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
   return c;
 }
+
+}  // namespace
 
 }  // namespace rb::reports

@@ -126,7 +126,8 @@ BenchFile bench_file_from_json(const json& doc, const std::string& path, const s
 }
 
 BenchFile read_bench_file(const std::string& path, const std::string& time_key) {
-  return bench_file_from_json(read_json_file(path), path, time_key);
+  const json doc = read_json_file(path);
+  return with_json_errors(path, [&] { return bench_file_from_json(doc, path, time_key); });
 }
 
 SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {

@@ -42,6 +42,16 @@ expect 2 "state_size 4096 → 3072" -- compare --baseline "$tmp/smoke.json" --cu
 expect 2 "recallbench baseline update" -- report "$tmp/changed_model" --baseline "$tmp/smoke.json" --json "$tmp/m.json"
 expect 0 "compared anyway" -- compare --baseline "$tmp/smoke.json" --current "$tmp/changed_model" --allow-model-change
 
+# A baseline whose fields have the wrong type (found by ci/fuzz: a seed's status a number) is bad input,
+# exit 2 naming the file, never an internal error.
+python3 - "$tmp/smoke.json" "$tmp/badtype.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["configs"][0]["seeds"][0]["status"] = 739506437
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "wrong type" -- compare --baseline "$tmp/badtype.json" --current "$tmp/base"
+
 # An unchanged rerun passes.
 expect 0 "verdict: no change" -- compare --baseline "$tmp/smoke.json" --current "$tmp/base"
 
