@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -102,11 +105,34 @@ json read_json_file(const std::filesystem::path& path) {
   return parse_json_text(buffer.str(), path.string());
 }
 
+int64_t checked_integer(const json& v, const std::string& name) {
+  const auto bad = [&] {
+    return UsageError("field '" + name + "' got " + v.dump() + ", expected a whole number within ±9.2e18");
+  };
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) throw bad();
+    return static_cast<int64_t>(v.get<uint64_t>());
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (!v.is_number_float()) throw bad();
+  const double d = v.get<double>();
+  if (!(std::fabs(d) < 9.2e18) || d != std::floor(d)) throw bad();
+  return static_cast<int64_t>(d);
+}
+
 template <class T>
 T require_field(const json& object, const std::string& key, const std::string& where) {
   if (!object.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(object.type_name()));
   auto it = object.find(key);
   if (it == object.end()) throw UsageError(where + ": missing field '" + key + "'");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (it->is_number()) {
+      const int64_t x = checked_integer(*it, key);
+      if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
+        throw UsageError(where + ": field '" + key + "' got " + it->dump() + ", out of range");
+      return static_cast<T>(x);
+    }
+  }
   try {
     return it->get<T>();
   } catch (const json::exception&) {

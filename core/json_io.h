@@ -42,6 +42,10 @@ auto with_json_errors(const std::string& where, F&& read) -> decltype(read()) {
   }
 }
 
+// A JSON number as an int64, or UsageError naming `name` when it is not a whole number within int64's range
+// (a float such as 4.4e24 would otherwise convert with undefined behaviour).
+int64_t checked_integer(const json& value, const std::string& name);
+
 // Returns `object[key]` converted to T, or throws UsageError "<where>: field '<key>' ..." when the
 // field is missing or has the wrong type.
 template <class T>

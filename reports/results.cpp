@@ -27,7 +27,7 @@ double number_or(const json& j, const char* key, double fallback) {
 
 int64_t integer_or(const json& j, const char* key, int64_t fallback) {
   if (!j.contains(key) || !j.at(key).is_number()) return fallback;
-  return j.at(key).get<int64_t>();
+  return checked_integer(j.at(key), key);
 }
 
 std::vector<CurvePoint> curve_from_json(const json& c) {
