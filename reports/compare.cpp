@@ -160,6 +160,16 @@ std::string model_difference(const Config& b, const Config& c) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+namespace {
+// Where a seed that never locked in is censored: the recipe's step budget, or (a document without one)
+// the last step any seed reached.
+int64_t censoring_budget(const Config& c) {
+  int64_t budget = c.step_budget();
+  for (const auto& s : c.seeds) budget = std::max({budget, s.steps, s.lock_in_step});
+  return budget;
+}
+}  // namespace
+
 std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget) {
   std::vector<stats::SurvivalObservation> out;
   for (const auto& s : config.seeds) {
@@ -188,8 +198,7 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
   // Time to lock-in: draw current sides from the baseline's own seeds (with replacement), every lock-in
   // step multiplied by the factor and censored at the budget, and count how often the gate would flag
   // them (exact log-rank p ≤ level and the minimum slowdown). Fixed seed: the same answer every time.
-  int64_t budget = baseline.step_budget();
-  for (const auto& s : baseline.seeds) budget = std::max({budget, s.steps, s.lock_in_step});
+  const int64_t budget = censoring_budget(baseline);
   const auto base = lock_in_times(baseline, budget);
   if (locked(baseline) == 0 || budget <= 0) return d;
   const double tau = static_cast<double>(budget);
@@ -289,9 +298,7 @@ void measure(ConfigComparison& cc) {
 
   // Time to lock-in. Both sides share a recipe (same key), so one budget; a baseline without it (0) is
   // censored at the last step any seed reached.
-  cc.budget = std::max(b.step_budget(), c.step_budget());
-  for (const Config* side : {&b, &c})
-    for (const auto& s : side->seeds) cc.budget = std::max({cc.budget, s.steps, s.lock_in_step});
+  cc.budget = std::max(censoring_budget(b), censoring_budget(c));
   const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
   // kGreater: the baseline's lock-ins come sooner, i.e. the current side is slower.
   cc.p_slower = stats::log_rank(tb, tc, stats::Alternative::kGreater).p_value;
