@@ -13,9 +13,8 @@
 #include "core/errors.h"
 
 namespace rb::reports {
-namespace {
 
-std::string esc(const std::string& s) {
+std::string html_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -30,6 +29,10 @@ std::string esc(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+
+std::string esc(const std::string& s) { return html_escape(s); }
 
 const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                 "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
@@ -702,10 +705,7 @@ std::string report_html(const ReportInput& in) {
                                      runs.context.at("git_commit").is_string()
                                  ? runs.context.at("git_commit").get<std::string>()
                                  : "unknown";
-  std::string page = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                     "<title>" + esc(in.title + ": " + report_verdict(in)) + "</title><style>" + kCss +
-                     "</style></head><body><main><header><h1>" + esc(in.title) + "</h1>";
+  std::string page = "<header><h1>" + esc(in.title) + "</h1>";
   page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",
                       runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),
                       esc(runs.context.is_object() ? runs.context.value("date", "") : ""));
@@ -719,10 +719,14 @@ std::string report_html(const ReportInput& in) {
   page += section_kernels(in.bench);
   page += section_configs(runs);
   page += section_context(in);
-  page += "</main><script>";
-  page += kScript;
-  page += "</script></body></html>\n";
-  return page;
+  return html_page(in.title + ": " + report_verdict(in), page);
+}
+
+std::string html_page(const std::string& title, const std::string& body) {
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         "<title>" + esc(title) + "</title><style>" + kCss + "</style></head><body><main>" + body +
+         "</main><script>" + kScript + "</script></body></html>\n";
 }
 
 }  // namespace rb::reports

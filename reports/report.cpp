@@ -12,7 +12,6 @@
 #include "core/json_io.h"
 
 namespace rb::reports {
-namespace {
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -22,6 +21,8 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 json runs_json(const RunSet& runs) {
   json out = json::array();

@@ -42,6 +42,11 @@ json report_json(const ReportInput& in);
 // One self-contained HTML page (see the file comment).
 std::string report_html(const ReportInput& in);
 
+// A self-contained HTML page around `body` (the report's stylesheet and its sorting script: tables with
+// class "sortable" and th data-col sort by the cells' data-v) and HTML escaping, for other pages.
+std::string html_page(const std::string& title, const std::string& body);
+std::string html_escape(const std::string& text);
+
 // A short Markdown summary: verdict, regressions and inconclusive configs with their reasons, a
 // leaderboard table, missing configs.
 std::string report_markdown(const ReportInput& in);
@@ -49,6 +54,9 @@ std::string report_markdown(const ReportInput& in);
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.
 std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+
+// The current UTC time as 2026-11-30T16:00:00Z (the "created" field of stored files).
+std::string utc_now();
 
 // Writes text to `path` atomically (temporary file in the same directory, then rename); creates the
 // directory. UsageError when it cannot.

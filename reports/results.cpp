@@ -109,8 +109,10 @@ void read_plan(const fs::path& plan_path, RunSet& set) {
   const std::string where = plan_path.string();
   if (!plan.is_object() || plan.value("kind", "") != "recallbench.plan")
     throw UsageError(where + ": got no 'recallbench.plan' document, expected the runner's plan (or no plan.json)");
-  if (plan.contains("battery") && plan.at("battery").is_object())
-    set.battery = plan.at("battery").value("name", "");
+  if (plan.contains("battery") && plan.at("battery").is_object()) {
+    set.battery_document = plan.at("battery");
+    set.battery = with_json_errors(where, [&] { return set.battery_document.value("name", std::string()); });
+  }
   if (!plan.contains("contrasts")) return;
   const json& contrasts = plan.at("contrasts");
   if (!contrasts.is_array()) throw UsageError(where + ": field 'contrasts' must be an array");

@@ -84,6 +84,7 @@ struct RunSet {
   int64_t run_count = 0;              // run documents read
   std::string source;                 // what was read (the path)
   std::string battery;                // the battery of DIR/plan.json ("" when none)
+  json battery_document = nullptr;    // the battery document of DIR/plan.json (null when none)
   std::vector<ContrastSpec> declared_contrasts;  // the contrasts DIR/plan.json declares
 };
 

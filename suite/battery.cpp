@@ -150,7 +150,7 @@ BatteryRecipe recipe_from_json(const json& r, const std::string& where, const st
 
 BatteryTask task_from_json(const json& t, const std::string& where, const std::string& field) {
   if (!t.is_object()) fail(where, field, "an object {\"name\": ..., \"options\": {...}, \"grid\": {...}}", t);
-  check_fields(t, where, field + ".", {"name", "options", "grid"});
+  check_fields(t, where, field + ".", {"name", "options", "grid", "recipes"});
   if (!t.contains("name")) throw UsageError(where + ": missing field '" + field + ".name'");
   BatteryTask out;
   out.name = get_string(t, "name", where, field + ".name");
@@ -173,6 +173,16 @@ BatteryTask task_from_json(const json& t, const std::string& where, const std::s
       if (out.options.contains(k)) throw UsageError(where + ": task option '" + k + "' is both in " + field +
                                                     ".options and " + field + ".grid; keep one");
       out.grid.emplace_back(k, values);
+    }
+  }
+  if (t.contains("recipes")) {  // names checked against the battery's recipes in from_json
+    const json& r = t["recipes"];
+    if (!r.is_array() || r.empty()) fail(where, field + ".recipes", "a non-empty list of recipe names", r);
+    for (const auto& name : r) {
+      if (!name.is_string()) fail(where, field + ".recipes", "a non-empty list of recipe names", r);
+      if (std::find(out.recipes.begin(), out.recipes.end(), name.get<std::string>()) != out.recipes.end())
+        fail(where, field + ".recipes", "distinct recipe names", r);
+      out.recipes.push_back(name.get<std::string>());
     }
   }
   return out;
@@ -281,6 +291,11 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     b.recipes.push_back(BatteryRecipe{});
   }
   for (auto& r : b.recipes) r.train.threshold = b.threshold;
+  for (size_t i = 0; i < b.tasks.size(); ++i)
+    for (const auto& name : b.tasks[i].recipes)
+      if (std::none_of(b.recipes.begin(), b.recipes.end(), [&](const auto& r) { return r.name == name; }))
+        throw UsageError(fmt::format("{}: field 'tasks[{}].recipes': recipe '{}' is not one of the battery's recipes",
+                                     where, i, name));
 
   if (j.contains("contrasts")) {
     const json& c = j["contrasts"];
@@ -314,7 +329,9 @@ json Battery::to_json() const {
   for (const auto& t : tasks) {
     json g = json::object();
     for (const auto& [k, v] : t.grid) g[k] = v;
-    j["tasks"].push_back({{"name", t.name}, {"options", t.options}, {"grid", g}});
+    json tj = {{"name", t.name}, {"options", t.options}, {"grid", g}};
+    if (!t.recipes.empty()) tj["recipes"] = t.recipes;
+    j["tasks"].push_back(tj);
   }
   j["recipes"] = json::array();
   for (const auto& r : recipes) {

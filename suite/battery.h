@@ -16,7 +16,8 @@
 //     "seeds": "0-9" | [0, 1, 2],                 required
 //     "tasks": [                                  required, non-empty
 //       {"name": "mqar", "options": {"vocab": 256},             fixed options (optional)
-//        "grid": {"pairs": [4, 8], "length": [64, 128]}}        each key a non-empty list (optional);
+//        "grid": {"pairs": [4, 8], "length": [64, 128]},        each key a non-empty list (optional);
+//        "recipes": ["curriculum"]}                              the recipes it runs under (optional; all)
 //     ],                                                        the grid is the cross product
 //     "recipes": [                                optional; default one recipe "default" (TrainSpec defaults)
 //       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...}
@@ -28,6 +29,7 @@
 // ("battery smoke.json: tasks[0].grid.pairs: expected a non-empty list, got 8").
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -49,6 +51,11 @@ struct BatteryTask {
   std::string name;
   nlohmann::json options = nlohmann::json::object();  // fixed options
   std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // key → values, in file order
+  std::vector<std::string> recipes;  // the battery recipes this task runs under (empty = all of them)
+
+  bool uses(const std::string& recipe) const {
+    return recipes.empty() || std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+  }
 };
 
 // A named training recipe: TrainSpec fields over the defaults (threshold comes from the battery).

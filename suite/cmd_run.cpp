@@ -8,10 +8,12 @@
 // interrupted command, rerun, finishes only the rest; --force retrains); corrupt files are moved aside and
 // rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
 // the per-config lock-in counts (suite/runner.h).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -58,8 +60,8 @@ nlohmann::json parse_kv(const std::vector<std::string>& items, const std::string
 
 Plan plan_from_flags(const RunOptions& o) {
   if (!o.battery.empty()) {
-    if (!o.cell.empty() || !o.task.empty())
-      throw UsageError("--battery cannot be combined with --cell/--task", "a battery fixes its own cells and tasks");
+    if (!o.task.empty())
+      throw UsageError("--battery cannot be combined with --task", "a battery fixes its own tasks");
     for (const auto* flag : o.recipe_flags)
       if (flag->count() > 0)
         throw UsageError(flag->get_name() + " applies to --cell/--task runs, not to --battery",
@@ -67,6 +69,18 @@ Plan plan_from_flags(const RunOptions& o) {
                              o.battery + " --battery-json > b.json), edit it, and run --battery b.json");
     Battery battery = load_battery(o.battery);
     for (auto& seed : battery.seeds) seed += o.seed_offset;
+    if (!o.cell.empty()) {  // the battery's recipe for these cells only (e.g. a new cell's leaderboard row)
+      battery.all_cells = false;
+      battery.cells.clear();
+      std::stringstream list(o.cell);
+      for (std::string name; std::getline(list, name, ',');) {
+        if (name.empty() || std::find(battery.cells.begin(), battery.cells.end(), name) != battery.cells.end())
+          throw UsageError("--cell '" + o.cell + "': expected distinct cell names separated by commas");
+        battery.cells.push_back(name);
+      }
+      if (std::find(battery.cells.begin(), battery.cells.end(), battery.reference) == battery.cells.end())
+        battery.reference.clear();
+    }
     return make_plan(battery);
   }
   if (o.cell.empty() || o.task.empty())
@@ -91,7 +105,7 @@ Plan plan_from_flags(const RunOptions& o) {
   b.cell_options = s.cell.options;
   b.seeds = parse_seeds(o.seeds);
   for (auto& seed : b.seeds) seed += o.seed_offset;
-  b.tasks = {BatteryTask{o.task, resolved.task.options, {}}};
+  b.tasks = {BatteryTask{o.task, resolved.task.options, {}, {}}};
   b.model = s.model;
   b.threshold = resolved.train.threshold;
   b.recipes = {BatteryRecipe{"cli", resolved.train}};
@@ -147,7 +161,9 @@ CommandFn add_run_command(CLI::App& s) {
   auto* sub = &s;
   auto o = std::make_shared<RunOptions>();
   sub->add_option("--battery", o->battery, "Named battery to run (see `recallbench list batteries`)");
-  sub->add_option("--cell", o->cell, "Cell name (see `recallbench list cells`)");
+  sub->add_option("--cell", o->cell,
+                  "Cell name (see `recallbench list cells`); with --battery, a comma-separated list of cells to run "
+                  "the battery's recipe on instead of its own cells (e.g. a new cell's leaderboard row)");
   sub->add_option("--task", o->task, "Task name (see `recallbench list tasks`)");
   sub->add_option("--pairs", o->pairs, "Task option: key-value pairs")->check(CLI::PositiveNumber);
   sub->add_option("--length", o->length, "Task option: sequence length")->check(CLI::PositiveNumber);

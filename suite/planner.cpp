@@ -106,6 +106,7 @@ Plan make_plan(const Battery& battery) {
     const std::string tf = "tasks[" + std::to_string(ti) + "]";
     for (const auto& point : expand_grid(task, ti)) {
       for (const auto& recipe : battery.recipes) {
+        if (!task.uses(recipe.name)) continue;
         std::map<std::string, std::string> config_of;  // cell → config key at this point and recipe
         for (const auto& cell : cells) {
           RunSpec base;

@@ -1,0 +1,436 @@
+// The stored leaderboard, its ranking and its pages. See leaderboard.h.
+#include "reports/leaderboard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "core/rng.h"
+#include "reports/report.h"
+#include "stats/stats.h"
+
+namespace rb::reports {
+namespace {
+
+const char* const kHint = "record rows with `recallbench leaderboard --add DIR` from `recallbench run --battery leaderboard`";
+
+// What makes two cells' configs comparable: the task point, the model and the recipe (not the cell).
+std::string point_of(const Config& c) {
+  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
+}
+
+std::string label_of(const Config& c) {
+  std::string label = c.task_label();
+  const std::string curriculum =
+      c.train.is_object() && c.train.contains("curriculum") && c.train.at("curriculum").is_string()
+          ? c.train.at("curriculum").get<std::string>()
+          : "none";
+  if (curriculum != "none") label += " · curriculum " + curriculum;
+  return label;
+}
+
+std::string commit_of(const json& context) {
+  return context.is_object() && context.contains("git_commit") && context.at("git_commit").is_string()
+             ? context.at("git_commit").get<std::string>()
+             : "unknown";
+}
+
+}  // namespace
+
+json battery_recipe(const json& battery_document) {
+  json recipe = battery_document;
+  if (!recipe.is_object()) return json::object();
+  for (const char* field : {"cells", "reference", "contrasts", "description"}) recipe.erase(field);
+  return recipe;
+}
+
+std::string battery_version(const json& battery_document) {
+  return fmt::format("{:012x}", hash_string(battery_recipe(battery_document).dump()) & 0xffffffffffffull);
+}
+
+Leaderboard read_leaderboard(const std::filesystem::path& path) {
+  const std::string where = "leaderboard " + path.string();
+  if (!std::filesystem::is_regular_file(path)) throw UsageError(where + ": file not found", kHint);
+  const json doc = read_json_file(path);
+  if (!doc.is_object() || !doc.contains("kind") || doc.at("kind") != "recallbench.leaderboard")
+    throw UsageError(where + ": got no 'recallbench.leaderboard' document", kHint);
+  const json version = doc.value("schema_version", json(nullptr));
+  if (!version.is_number_integer() || version.get<int64_t>() != kLeaderboardSchemaVersion)
+    throw UsageError(fmt::format("{}: got schema_version {}, expected {} (this recallbench reads leaderboard version {})",
+                                 where, version.dump(), kLeaderboardSchemaVersion, kLeaderboardSchemaVersion),
+                     kHint);
+  Leaderboard board;
+  with_json_errors(where, [&] {
+    board.battery = require_field<std::string>(doc, "battery", where);
+    board.battery_version = require_field<std::string>(doc, "battery_version", where);
+    board.battery_document = require_field<json>(doc, "battery_document", where);
+    board.updated = doc.value("updated", "");
+  });
+  if (!board.battery_document.is_object() || battery_version(board.battery_document) != board.battery_version)
+    throw UsageError(where + ": field 'battery_version' " + board.battery_version +
+                         " is not the hash of its 'battery_document' (" + battery_version(board.battery_document) +
+                         "): the file was edited by hand or is damaged",
+                     "restore it from git");
+  const json rows = require_field<json>(doc, "rows", where);
+  if (!rows.is_array()) throw UsageError(where + ": field 'rows' must be an array", kHint);
+  std::set<std::string> cells;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string w = fmt::format("{}: rows[{}]", where, i);
+    LeaderboardRow row;
+    with_json_errors(w, [&] {
+      row.cell = require_field<std::string>(rows[i], "cell", w);
+      row.added = rows[i].value("added", "");
+      row.source = rows[i].value("source", "");
+      row.context = rows[i].value("context", json::object());
+      row.commits = rows[i].value("commits", json::array());
+    });
+    if (!cells.insert(row.cell).second) throw UsageError(w + ": cell '" + row.cell + "' has a second row", "restore it from git");
+    const json configs = require_field<json>(rows[i], "configs", w);
+    if (!configs.is_array() || configs.empty()) throw UsageError(w + ": field 'configs' must be a non-empty array");
+    for (size_t k = 0; k < configs.size(); ++k) {
+      row.configs.push_back(config_from_json(configs[k], fmt::format("{}.configs[{}]", w, k)));
+      if (row.configs.back().cell != row.cell)
+        throw UsageError(fmt::format("{}.configs[{}]: cell '{}' in the row of '{}'", w, k, row.configs.back().cell, row.cell));
+    }
+    board.rows.push_back(std::move(row));
+  }
+  std::sort(board.rows.begin(), board.rows.end(), [](const auto& a, const auto& b) { return a.cell < b.cell; });
+  return board;
+}
+
+json leaderboard_json(const Leaderboard& board) {
+  json rows = json::array();
+  for (const auto& r : board.rows) {
+    json configs = json::array();
+    for (const auto& c : r.configs) configs.push_back(config_to_json(c, false));
+    rows.push_back({{"cell", r.cell}, {"added", r.added}, {"source", r.source}, {"context", r.context},
+                    {"commits", r.commits}, {"configs", configs}});
+  }
+  return {{"schema_version", kLeaderboardSchemaVersion},
+          {"kind", "recallbench.leaderboard"},
+          {"battery", board.battery},
+          {"battery_version", board.battery_version},
+          {"battery_document", board.battery_document},
+          {"updated", board.updated},
+          {"rows", rows}};
+}
+
+std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, bool is_new) {
+  const std::string where = "results " + runs.source;
+  if (!runs.battery_document.is_object())
+    throw UsageError(where + ": no plan.json, so the battery these runs came from is unknown",
+                     "score a cell with `recallbench run --battery " +
+                         (board.battery.empty() ? std::string("leaderboard") : board.battery) + " --cell NAME --out DIR`");
+  if (runs.configs.empty()) throw UsageError(where + ": no runs");
+  const json recipe = battery_recipe(runs.battery_document);
+  const std::string version = battery_version(runs.battery_document);
+  if (board.battery.empty()) {
+    board.battery = runs.battery;
+    board.battery_version = version;
+    board.battery_document = recipe;
+  } else if (runs.battery != board.battery) {
+    throw UsageError(fmt::format("{}: battery '{}', but the leaderboard is battery '{}'", where, runs.battery, board.battery),
+                     "run the cell on the leaderboard's battery: recallbench run --battery " + board.battery +
+                         " --cell NAME --out DIR");
+  } else if (version != board.battery_version) {
+    std::string differs;
+    for (const auto& [k, v] : recipe.items())
+      if (!board.battery_document.contains(k) || board.battery_document.at(k) != v) differs += (differs.empty() ? "" : ", ") + k;
+    for (const auto& [k, v] : board.battery_document.items())
+      if (!recipe.contains(k)) differs += (differs.empty() ? "" : ", ") + k;
+    throw UsageError(fmt::format("{}: battery '{}' version {}, but the leaderboard holds version {} (they differ in: {})",
+                                 where, runs.battery, version, board.battery_version, differs),
+                     "rows join only on the same recipe, budget, seeds and task points; rerun with this build's "
+                     "preset, or record a new leaderboard");
+  }
+  std::set<std::string> points;
+  for (const auto& r : board.rows)
+    for (const auto& c : r.configs) points.insert(point_of(c));
+  std::map<std::string, LeaderboardRow> fresh;
+  for (const auto& c : runs.configs) {
+    if (!points.empty() && !points.count(point_of(c)))
+      throw UsageError(fmt::format("{}: config {} has a task point, model or recipe that no stored row has", where, c.key),
+                       "the same battery version should give the same task points: was the run made with another "
+                       "build's task defaults?");
+    auto& row = fresh[c.cell];
+    row.cell = c.cell;
+    Config stored = c;
+    for (auto& s : stored.seeds) s.curve.clear();
+    row.configs.push_back(std::move(stored));
+  }
+  std::vector<std::string> added;
+  for (auto& [cell, row] : fresh) {
+    row.added = utc_now();
+    row.source = runs.source;
+    row.context = runs.context;
+    row.commits = runs.commits;
+    row.is_new = is_new;
+    board.rows.erase(std::remove_if(board.rows.begin(), board.rows.end(), [&](const auto& r) { return r.cell == cell; }),
+                     board.rows.end());
+    board.rows.push_back(std::move(row));
+    added.push_back(cell);
+  }
+  std::sort(board.rows.begin(), board.rows.end(), [](const auto& a, const auto& b) { return a.cell < b.cell; });
+  return added;
+}
+
+Standing rank_cells(const Leaderboard& board, double alpha) {
+  Standing st;
+  st.alpha = alpha;
+  std::map<std::string, size_t> index_of;
+  for (const auto& r : board.rows) {
+    for (const auto& c : r.configs) {
+      const std::string p = point_of(c);
+      if (index_of.count(p)) continue;
+      index_of[p] = st.tasks.size();
+      TaskStanding t;
+      t.point = p;
+      t.label = label_of(c);
+      t.capacity_bits = c.capacity_bits;
+      st.tasks.push_back(t);
+    }
+  }
+  std::stable_sort(st.tasks.begin(), st.tasks.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
+  // Placings, then one Holm family over every (task point, cell) comparison with the point's best.
+  std::vector<double> raw;
+  std::vector<Placing*> tested;
+  for (auto& t : st.tasks) {
+    for (const auto& r : board.rows) {
+      Placing p;
+      p.cell = r.cell;
+      p.is_new = r.is_new;
+      for (const auto& c : r.configs) {
+        if (point_of(c) != t.point) continue;
+        p.present = true;
+        p.summary = summarize(c);
+        p.state_size = c.state_size;
+        p.state_budget = c.state_budget;
+      }
+      t.placings.push_back(p);
+    }
+    Placing* best = nullptr;
+    for (auto& p : t.placings)
+      if (p.present && p.summary.n > 0 && (!best || p.summary.rate > best->summary.rate)) best = &p;
+    if (!best) continue;
+    t.separates = best->summary.k > 0;
+    best->best = true;
+    for (auto& p : t.placings) {
+      if (!p.present || p.best || p.summary.n == 0) continue;
+      const stats::Table2x2 table{best->summary.k, best->summary.n - best->summary.k, p.summary.k, p.summary.n - p.summary.k};
+      p.p_raw = stats::fisher_p_value(table, stats::Alternative::kGreater);
+      raw.push_back(p.p_raw);
+      tested.push_back(&p);
+    }
+  }
+  const std::vector<double> adjusted = stats::p_adjust(raw, stats::AdjustMethod::kHolm);
+  for (size_t i = 0; i < tested.size(); ++i) tested[i]->p_adjusted = adjusted[i];
+  for (auto& t : st.tasks) {
+    st.separating += t.separates ? 1 : 0;
+    for (auto& p : t.placings) {
+      p.top = p.present && p.summary.n > 0 && (p.best || p.p_adjusted >= alpha);
+    }
+  }
+  for (size_t i = 0; i < board.rows.size(); ++i) {
+    OverallRow o;
+    o.cell = board.rows[i].cell;
+    o.is_new = board.rows[i].is_new;
+    for (const auto& t : st.tasks) {
+      const Placing& p = t.placings[i];
+      if (!p.present) continue;
+      ++o.task_points;
+      o.locked += p.summary.k;
+      o.seeds += p.summary.n;
+      if (t.separates && p.top) ++o.top_count;
+    }
+    st.overall.push_back(o);
+  }
+  for (auto& o : st.overall) {
+    o.rank = 1;
+    for (const auto& other : st.overall) {
+      if (other.top_count > o.top_count) ++o.rank;
+      if (&other != &o && other.top_count == o.top_count) o.tied = true;
+    }
+  }
+  for (const auto& o : st.overall) st.claim_survives = st.claim_survives || o.rank > 1;
+  std::sort(st.overall.begin(), st.overall.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.cell < b.cell;
+  });
+  return st;
+}
+
+namespace {
+
+std::string rank_text(const OverallRow& o) { return fmt::format("{}{}", o.rank, o.tied ? "=" : ""); }
+
+std::string state_text(const Placing& p) {
+  return p.state_budget > 0 ? fmt::format("{} / {}", p.state_size, p.state_budget) : fmt::format("{} / own", p.state_size);
+}
+
+std::string p_text(const Placing& p) {
+  if (p.best) return "best";
+  return fmt::format("{:.3g}", p.p_adjusted);
+}
+
+std::string incomplete(const OverallRow& o, const Standing& st) {
+  return o.task_points < static_cast<int64_t>(st.tasks.size())
+             ? fmt::format("   (incomplete: {} of {} task points)", o.task_points, st.tasks.size())
+             : "";
+}
+
+std::string conclusion(const Standing& st) {
+  if (st.separating == 0) return "no cell locked in on any task point: the table separates nobody";
+  if (!st.claim_survives)
+    return fmt::format("no class claim survives: every cell is in the top group of every task point that separates "
+                       "the cells (Holm, alpha {})",
+                       st.alpha);
+  return fmt::format("ranked by task points in the top group, of {} that separate the cells (Holm over the table, alpha {})",
+                     st.separating, st.alpha);
+}
+
+}  // namespace
+
+json standing_json(const Leaderboard& board, const Standing& st) {
+  json overall = json::array(), tasks = json::array();
+  for (const auto& o : st.overall)
+    overall.push_back({{"cell", o.cell}, {"rank", o.rank}, {"tied", o.tied}, {"top_group_task_points", o.top_count},
+                       {"task_points", o.task_points}, {"locked_in", o.locked}, {"seeds", o.seeds}, {"new", o.is_new}});
+  for (const auto& t : st.tasks) {
+    json placings = json::array();
+    for (const auto& p : t.placings) {
+      if (!p.present) {
+        placings.push_back({{"cell", p.cell}, {"present", false}});
+        continue;
+      }
+      placings.push_back({{"cell", p.cell}, {"present", true}, {"summary", summary_to_json(p.summary)},
+                          {"state_size", p.state_size}, {"state_budget", p.state_budget},
+                          {"p_vs_best", p.p_raw}, {"p_vs_best_holm", p.p_adjusted}, {"best", p.best},
+                          {"top_group", p.top}, {"new", p.is_new}});
+    }
+    tasks.push_back({{"label", t.label}, {"capacity_bits", t.capacity_bits}, {"separates", t.separates},
+                     {"placings", placings}});
+  }
+  return {{"schema_version", kLeaderboardSchemaVersion},
+          {"kind", "recallbench.leaderboard.standing"},
+          {"battery", board.battery},
+          {"battery_version", board.battery_version},
+          {"alpha", st.alpha},
+          {"conclusion", conclusion(st)},
+          {"overall", overall},
+          {"tasks", tasks}};
+}
+
+std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
+  std::string out = fmt::format("leaderboard: battery {} (version {}), {} cells; {}\n", board.battery,
+                                board.battery_version, board.rows.size(), conclusion(st));
+  out += fmt::format("  {:<5} {:<20} {:>10} {:>10}\n", "rank", "cell", "top group", "lock-in");
+  for (const auto& o : st.overall)
+    out += fmt::format("  {:<5} {:<20} {:>10} {:>10}{}{}\n", rank_text(o), o.cell,
+                       fmt::format("{}/{}", o.top_count, st.separating), fmt::format("{}/{}", o.locked, o.seeds),
+                       o.is_new ? "   (new)" : "", incomplete(o, st));
+  for (const auto& t : st.tasks) {
+    out += fmt::format("\n  {}{}\n", t.label, t.separates ? "" : "  (no cell locked in)");
+    for (const auto& p : t.placings) {
+      if (!p.present) {
+        out += fmt::format("    {:<20} missing\n", p.cell);
+        continue;
+      }
+      out += fmt::format("    {:<20} {:>3}/{:<3} [{:.2f}, {:.2f}]  recall {:.3f}  p {:<8} {}{}\n", p.cell, p.summary.k,
+                         p.summary.n, p.summary.ci.low, p.summary.ci.high, p.summary.recall.median, p_text(p),
+                         p.top ? "top" : "", p.is_new ? " (new)" : "");
+    }
+  }
+  return out;
+}
+
+std::string leaderboard_markdown(const Leaderboard& board, const Standing& st) {
+  std::string md = fmt::format("## recallbench leaderboard: battery `{}` (version `{}`)\n\n{}.\n\n", board.battery,
+                               board.battery_version, conclusion(st));
+  md += "| rank | cell | task points in the top group | lock-in, all seeds |\n| --- | --- | --- | --- |\n";
+  for (const auto& o : st.overall) {
+    const std::string name = o.is_new ? "**" + o.cell + "** (new)" : "`" + o.cell + "`";
+    md += fmt::format("| {} | {}{} | {} / {} | {} / {} |\n", rank_text(o), name, incomplete(o, st), o.top_count,
+                      st.separating, o.locked, o.seeds);
+  }
+  for (const auto& t : st.tasks) {
+    md += fmt::format("\n### {}\n\ncapacity floor {:.0f} bits{}\n\n", t.label, t.capacity_bits,
+                      t.separates ? "" : "; no cell locked in");
+    md += "| cell | lock-in | 95% CI | median recall | state / budget | p vs best (Holm) | top group |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& p : t.placings) {
+      const std::string name = p.is_new ? "**" + p.cell + "** (new)" : "`" + p.cell + "`";
+      if (!p.present) {
+        md += fmt::format("| {} | missing | | | | | |\n", name);
+        continue;
+      }
+      md += fmt::format("| {} | {}/{} | [{:.2f}, {:.2f}] | {:.3f} | {} | {} | {} |\n", name, p.summary.k, p.summary.n,
+                        p.summary.ci.low, p.summary.ci.high, p.summary.recall.median, state_text(p), p_text(p),
+                        p.top ? "yes" : "");
+    }
+  }
+  return md;
+}
+
+std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
+  const auto esc = html_escape;
+  std::string body =
+      "<style>tr.new td{background:#fff6e0}tr.top td.cellname{font-weight:600}td.top{color:#1a9850;font-weight:600}"
+      ".cibar{width:60px;height:8px;vertical-align:middle}</style>";
+  body += fmt::format("<header><h1>recallbench leaderboard</h1><p class=\"meta\">battery <code>{}</code> · version "
+                      "<code>{}</code> · {} cells · updated {}</p></header>",
+                      esc(board.battery), esc(board.battery_version), board.rows.size(), esc(board.updated));
+  body += fmt::format("<section><h2>Overall</h2><p class=\"note\">{}. A cell is in a task point's top group when a "
+                      "one-sided Fisher exact test on lock-in counts does not find it worse than the point's best cell. "
+                      "Equal counts are equal ranks (=).</p><div class=\"scroll\"><table class=\"sortable\" id=\"overall\">"
+                      "<thead><tr><th>rank</th><th>cell</th><th data-col=\"2\">top group</th><th data-col=\"3\">lock-in"
+                      "</th></tr></thead><tbody>",
+                      esc(conclusion(st)));
+  for (const auto& o : st.overall)
+    body += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cellname\">{}{}</td><td data-v=\"{}\">{} / {}</td>"
+                        "<td data-v=\"{}\">{} / {}</td></tr>",
+                        o.is_new ? "new" : "", rank_text(o), esc(o.cell),
+                        (o.is_new ? " <span class=\"badge\">new</span>" : "") + esc(incomplete(o, st)),
+                        o.top_count, o.top_count, st.separating, o.seeds ? double(o.locked) / o.seeds : 0.0, o.locked, o.seeds);
+  body += "</tbody></table></div></section>";
+  for (size_t ti = 0; ti < st.tasks.size(); ++ti) {
+    const auto& t = st.tasks[ti];
+    body += fmt::format("<section><h2>{}</h2><p class=\"note\">capacity floor {:.0f} bits{}</p><div class=\"scroll\">"
+                        "<table class=\"sortable task\"><thead><tr><th>cell</th><th data-col=\"1\">lock-in</th>"
+                        "<th>95% CI</th><th data-col=\"3\">median recall</th><th data-col=\"4\">state / budget</th>"
+                        "<th data-col=\"5\">p vs best (Holm)</th><th>top group</th></tr></thead><tbody>",
+                        esc(t.label), t.capacity_bits, t.separates ? "" : " · no cell locked in");
+    for (const auto& p : t.placings) {
+      const std::string cls = std::string(p.is_new ? "new " : "") + (p.top ? "top" : "");
+      const std::string name = esc(p.cell) + (p.is_new ? " <span class=\"badge\">new</span>" : "");
+      if (!p.present) {
+        body += fmt::format("<tr class=\"{}\"><td class=\"cellname\">{}</td><td class=\"empty\" colspan=\"6\">missing</td></tr>",
+                            cls, name);
+        continue;
+      }
+      const auto& s = p.summary;
+      body += fmt::format(
+          "<tr class=\"{}\"><td class=\"cellname\">{}</td><td data-v=\"{}\">{}/{}</td><td><svg class=\"cibar\" "
+          "viewBox=\"0 0 100 10\"><rect x=\"0\" y=\"4\" width=\"100\" height=\"2\" fill=\"#e6e9ec\"/><rect x=\"{:.1f}\" "
+          "y=\"2\" width=\"{:.1f}\" height=\"6\" fill=\"#8fbce6\"/><circle cx=\"{:.1f}\" cy=\"5\" r=\"3\" fill=\"#1f77b4\"/>"
+          "</svg> <span class=\"sub\">[{:.2f}, {:.2f}]</span></td><td data-v=\"{}\">{:.3f}</td><td data-v=\"{}\">{}</td>"
+          "<td data-v=\"{}\">{}</td><td class=\"{}\">{}</td></tr>",
+          cls, name, s.rate, s.k, s.n, 100 * s.ci.low, 100 * (s.ci.high - s.ci.low), 100 * s.rate, s.ci.low, s.ci.high,
+          s.recall.median, s.recall.median, p.state_size, esc(state_text(p)), p.best ? 2.0 : p.p_adjusted, esc(p_text(p)),
+          p.top ? "top" : "", p.top ? "top group" : "");
+    }
+    body += "</tbody></table></div></section>";
+  }
+  body += "<section><h2>Rows</h2><div class=\"scroll\"><table><thead><tr><th>cell</th><th>commit</th><th>added</th>"
+          "<th>source</th></tr></thead><tbody>";
+  for (const auto& r : board.rows)
+    body += fmt::format("<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>",
+                        r.is_new ? "new" : "", esc(r.cell), esc(commit_of(r.context)), esc(r.added), esc(r.source));
+  body += "</tbody></table></div></section>";
+  return html_page("recallbench leaderboard: " + board.battery, body);
+}
+
+}  // namespace rb::reports

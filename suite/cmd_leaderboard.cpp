@@ -1,0 +1,87 @@
+// recallbench leaderboard [--file F] [--results DIR ...] [--add DIR ...] [--html F] [--md F] [--json F]
+//
+// Shows the stored leaderboard (ci/leaderboard/leaderboard.json) with any new results beside it, ranked by
+// top groups (reports/leaderboard.h); `--add DIR` writes the cells of DIR into the stored file as rows, so
+// a row arrives by pull request. Everything is read and checked before anything is written; the stored
+// file is replaced atomically or not at all.
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "reports/leaderboard.h"
+#include "reports/report.h"
+#include "suite/cli.h"
+
+namespace rb {
+namespace {
+
+struct LeaderboardOptions {
+  std::string file = "ci/leaderboard/leaderboard.json";
+  std::vector<std::string> results, add;
+  std::string html, md, json;
+  double alpha = 0.05;
+};
+
+int run_leaderboard(const LeaderboardOptions& o) {
+  namespace fs = std::filesystem;
+  reports::Leaderboard board;
+  const bool stored = fs::exists(o.file);
+  if (stored) board = reports::read_leaderboard(o.file);
+  else if (o.add.empty())
+    throw UsageError("leaderboard " + o.file + ": file not found",
+                     "record the first rows with `recallbench leaderboard --add DIR` (DIR from `recallbench run "
+                     "--battery leaderboard --out DIR`), or pass --file");
+  for (const auto& dir : o.add) {
+    const auto cells = reports::add_results(board, reports::load_results(dir), true);
+    fmt::print("{}: {} row{} ({})\n", dir, cells.size(), cells.size() == 1 ? "" : "s", fmt::join(cells, ", "));
+  }
+  for (const auto& dir : o.results) reports::add_results(board, reports::load_results(dir), true);
+  const reports::Standing st = reports::rank_cells(board, o.alpha);
+  if (!o.add.empty()) {
+    board.updated = reports::utc_now();
+    reports::Leaderboard to_store = board;
+    if (!o.results.empty()) {  // --results rows are shown, not stored
+      to_store = stored ? reports::read_leaderboard(o.file) : reports::Leaderboard{};
+      for (const auto& dir : o.add) reports::add_results(to_store, reports::load_results(dir), false);
+      to_store.updated = board.updated;
+    }
+    write_json_atomic(o.file, reports::leaderboard_json(to_store));
+    fmt::print("wrote {}: {} rows; review it and commit it: git add {}\n", o.file, to_store.rows.size(), o.file);
+  }
+  if (!o.json.empty()) write_json_atomic(o.json, reports::standing_json(board, st));
+  if (!o.html.empty()) reports::write_text_file(o.html, reports::leaderboard_html(board, st));
+  if (!o.md.empty()) reports::write_text_file(o.md, reports::leaderboard_markdown(board, st));
+  fmt::print("{}", reports::leaderboard_text(board, st));
+  for (const auto* p : {&o.html, &o.md, &o.json})
+    if (!p->empty()) fmt::print("wrote {}\n", *p);
+  return kExitOk;
+}
+
+CommandFn add_leaderboard_command(CLI::App& sub) {
+  auto o = std::make_shared<LeaderboardOptions>();
+  sub.add_option("--file", o->file, "The stored leaderboard (default ci/leaderboard/leaderboard.json)");
+  sub.add_option("--results", o->results,
+                 "Results of new cells to show beside the stored rows (recallbench run --battery leaderboard "
+                 "--cell NAME --out DIR); repeatable")
+      ->check(CLI::ExistingDirectory);
+  sub.add_option("--add", o->add, "Write the cells of these results into the stored file as rows; repeatable")
+      ->check(CLI::ExistingDirectory);
+  sub.add_option("--alpha", o->alpha, "Family-wise level of the top-group tests, Holm over the table (default 0.05)")
+      ->check(CLI::Range(1e-6, 0.5));
+  sub.add_option("--html", o->html, "Write the self-contained HTML page here");
+  sub.add_option("--md", o->md, "Write the Markdown tables here (a pull-request comment)");
+  sub.add_option("--json", o->json, "Write the ranking as JSON here");
+  return [o]() { return run_leaderboard(*o); };
+}
+
+}  // namespace
+
+RB_REGISTER(CommandRegistry, leaderboard,
+            CommandEntry{"leaderboard",
+                         "Show the stored leaderboard with new cells' results beside it; --add stores rows",
+                         add_leaderboard_command});
+
+}  // namespace rb

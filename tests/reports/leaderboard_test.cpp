@@ -1,0 +1,192 @@
+// The leaderboard: rows join only on the same battery and version, the top group is Holm over the table,
+// equal counts are ties, a stored file round-trips and a damaged one is refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "reports/leaderboard.h"
+
+namespace rb::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+json battery_doc(int64_t steps = 1000) {
+  return {{"schema_version", 1}, {"name", "leaderboard"}, {"cells", "all"}, {"description", "x"},
+          {"seeds", json::array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})},
+          {"recipes", json::array({{{"name", "lb"}, {"steps", steps}}})}};
+}
+
+// `cell` on mqar at `pairs`, n seeds, the first k locked in.
+Config planted(const std::string& cell, int64_t pairs, int64_t k, int64_t n = 10) {
+  Config c;
+  c.cell = cell;
+  c.task = "mqar";
+  c.task_options = {{"pairs", pairs}, {"length", 64}, {"vocab", 64}};
+  c.key = "mqar/" + cell + "/pairs:" + std::to_string(pairs);
+  c.model = {{"d_model", 32}, {"layers", 2}, {"state_budget", 1024}, {"mlp", true}};
+  c.train = {{"steps", 1000}, {"curriculum", "none"}};
+  c.state_size = 1024;
+  c.state_budget = 1024;
+  c.capacity_bits = 6.0 * pairs;
+  for (int64_t s = 0; s < n; ++s) {
+    SeedOutcome o;
+    o.seed = s;
+    o.locked_in = s < k;
+    o.final_accuracy = o.locked_in ? 0.95 : 0.2;
+    o.lock_in_step = o.locked_in ? 400 : -1;
+    o.steps = o.locked_in ? 400 : 1000;
+    c.seeds.push_back(o);
+  }
+  return c;
+}
+
+RunSet results(std::vector<Config> configs, json doc = battery_doc()) {
+  RunSet r;
+  r.configs = std::move(configs);
+  r.battery = doc.value("name", "");
+  r.battery_document = doc;
+  r.source = "planted";
+  r.context = {{"git_commit", "abc"}};
+  return r;
+}
+
+const Placing& placing(const Standing& st, const std::string& label_part, const std::string& cell) {
+  for (const auto& t : st.tasks)
+    if (t.label.find(label_part) != std::string::npos)
+      for (const auto& p : t.placings)
+        if (p.cell == cell) return p;
+  throw std::runtime_error("no placing " + label_part + " " + cell);
+}
+
+const OverallRow& overall(const Standing& st, const std::string& cell) {
+  for (const auto& o : st.overall)
+    if (o.cell == cell) return o;
+  throw std::runtime_error("no row " + cell);
+}
+
+TEST(Leaderboard, TopGroupIsHolmOverTheTableAndTiesAreTies) {
+  Leaderboard board;
+  add_results(board, results({planted("a", 4, 10), planted("a", 8, 9), planted("b", 4, 10), planted("b", 8, 2),
+                              planted("c", 4, 2), planted("c", 8, 1), planted("d", 4, 9), planted("d", 8, 9)}),
+              false);
+  const Standing st = rank_cells(board, 0.05);
+  ASSERT_EQ(st.tasks.size(), 2u);
+  EXPECT_EQ(st.separating, 2);
+  EXPECT_TRUE(st.claim_survives);
+  // pairs 4: a (10/10) is the best; b ties it; d (9/10) is not worse; c (2/10) is: one-sided Fisher
+  // 10/10 vs 2/10 is p = C(10,2)·... = 3.57e-4 raw, times at most 6 comparisons under Holm.
+  EXPECT_TRUE(placing(st, "pairs:4", "a").best);
+  EXPECT_TRUE(placing(st, "pairs:4", "b").top);
+  EXPECT_TRUE(placing(st, "pairs:4", "d").top);
+  EXPECT_FALSE(placing(st, "pairs:4", "c").top);
+  EXPECT_NEAR(placing(st, "pairs:4", "c").p_raw, 0.000357, 1e-5);  // R: fisher.test(rbind(c(10,0),c(2,8)), alternative="greater")
+  EXPECT_GE(placing(st, "pairs:4", "c").p_adjusted, placing(st, "pairs:4", "c").p_raw);
+  // pairs 8: a and d (9/10) top; b (2/10) and c (1/10) not.
+  EXPECT_TRUE(placing(st, "pairs:8", "a").top);
+  EXPECT_TRUE(placing(st, "pairs:8", "d").top);
+  EXPECT_FALSE(placing(st, "pairs:8", "b").top);
+  EXPECT_FALSE(placing(st, "pairs:8", "c").top);
+  // a and d: 2 of 2, tied at rank 1; b: 1 (rank 3); c: 0 (rank 4).
+  EXPECT_EQ(overall(st, "a").rank, 1);
+  EXPECT_TRUE(overall(st, "a").tied);
+  EXPECT_EQ(overall(st, "d").rank, 1);
+  EXPECT_EQ(overall(st, "b").rank, 3);
+  EXPECT_FALSE(overall(st, "b").tied);
+  EXPECT_EQ(overall(st, "c").rank, 4);
+  EXPECT_EQ(overall(st, "c").top_count, 0);
+  EXPECT_NE(leaderboard_markdown(board, st).find("| 1= | `a` | 2 / 2 |"), std::string::npos);
+}
+
+TEST(Leaderboard, NoClassClaimSurvivesWhenNothingSeparates) {
+  Leaderboard board;
+  add_results(board, results({planted("a", 4, 6), planted("b", 4, 4), planted("c", 4, 5)}), false);
+  const Standing st = rank_cells(board);
+  EXPECT_FALSE(st.claim_survives);
+  for (const auto& o : st.overall) {
+    EXPECT_EQ(o.rank, 1);
+    EXPECT_TRUE(o.tied);
+  }
+  EXPECT_NE(leaderboard_text(board, st).find("no class claim survives"), std::string::npos);
+  // Nobody locked in: the task point separates nobody and counts for nobody.
+  Leaderboard none;
+  add_results(none, results({planted("a", 4, 0), planted("b", 4, 0)}), false);
+  const Standing sn = rank_cells(none);
+  EXPECT_EQ(sn.separating, 0);
+  EXPECT_EQ(overall(sn, "a").top_count, 0);
+}
+
+TEST(Leaderboard, RowsJoinOnlyOnTheSameBatteryVersionAndTaskPoints) {
+  Leaderboard board;
+  add_results(board, results({planted("a", 4, 10), planted("b", 4, 3)}), false);
+  EXPECT_EQ(board.battery, "leaderboard");
+  EXPECT_EQ(board.battery_version, battery_version(battery_doc()));
+  // The cell list and description do not change the version; the recipe does.
+  json other_cells = battery_doc();
+  other_cells["cells"] = json::array({"new"});
+  other_cells["description"] = "y";
+  EXPECT_EQ(battery_version(other_cells), board.battery_version);
+  EXPECT_NE(battery_version(battery_doc(2000)), board.battery_version);
+
+  Leaderboard copy = board;
+  auto added = add_results(copy, results({planted("new", 4, 8)}, other_cells), true);
+  EXPECT_EQ(added, std::vector<std::string>{"new"});
+  EXPECT_EQ(copy.rows.size(), 3u);
+  // Another recipe: named in the message.
+  try {
+    add_results(copy, results({planted("x", 4, 8)}, battery_doc(2000)), true);
+    FAIL() << "a second recipe joined";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("differ in: recipes"), std::string::npos) << e.what();
+  }
+  json renamed = battery_doc();
+  renamed["name"] = "smoke";
+  EXPECT_THROW(add_results(copy, results({planted("x", 4, 8)}, renamed), true), UsageError);
+  RunSet no_plan = results({planted("x", 4, 8)});
+  no_plan.battery_document = nullptr;
+  EXPECT_THROW(add_results(copy, no_plan, true), UsageError);
+  // A task point no stored row has (another budget under the same battery document).
+  Config odd = planted("x", 4, 8);
+  odd.model["state_budget"] = 2048;
+  EXPECT_THROW(add_results(copy, results({odd}), true), UsageError);
+  // A row for a stored cell replaces it.
+  add_results(copy, results({planted("b", 4, 10)}), true);
+  EXPECT_EQ(copy.rows.size(), 3u);
+  EXPECT_EQ(rank_cells(copy).overall.front().locked, 10);
+}
+
+TEST(Leaderboard, StoredFileRoundTripsAndDamageIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("rb_leaderboard_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Leaderboard board;
+  add_results(board, results({planted("a", 4, 10), planted("b", 4, 3)}), false);
+  write_json_atomic(dir / "lb.json", leaderboard_json(board));
+  const Leaderboard back = read_leaderboard(dir / "lb.json");
+  ASSERT_EQ(back.rows.size(), 2u);
+  EXPECT_EQ(back.rows[1].configs[0].seeds.size(), 10u);
+  EXPECT_EQ(rank_cells(back).overall[0].cell, "a");
+
+  json doc = leaderboard_json(board);
+  doc["battery_document"]["seeds"] = json::array({0});
+  write_json_atomic(dir / "edited.json", doc);
+  EXPECT_THROW(read_leaderboard(dir / "edited.json"), UsageError);
+  doc = leaderboard_json(board);
+  doc["schema_version"] = 2;
+  write_json_atomic(dir / "v2.json", doc);
+  EXPECT_THROW(read_leaderboard(dir / "v2.json"), UsageError);
+  doc = leaderboard_json(board);
+  doc["rows"].push_back(doc["rows"][0]);
+  write_json_atomic(dir / "dup.json", doc);
+  EXPECT_THROW(read_leaderboard(dir / "dup.json"), UsageError);
+  doc = leaderboard_json(board);
+  doc["rows"][0]["configs"][0]["cell"] = "b";
+  write_json_atomic(dir / "mixed.json", doc);
+  EXPECT_THROW(read_leaderboard(dir / "mixed.json"), UsageError);
+  EXPECT_THROW(read_leaderboard(dir / "missing.json"), UsageError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rb::reports
