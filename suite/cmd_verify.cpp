@@ -1,0 +1,59 @@
+// recallbench verify --claims FILE --results DIR [DIR ...] [--html F] [--md F] [--json F]
+//
+// One verdict per claim (reports/claims.h): reproduced, contradicted, no effect, undecided or not run.
+// Exit 1 when a claim marked "gate": true is not reproduced, so a reproduced claim can join CI.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "reports/claims.h"
+#include "reports/report.h"
+#include "suite/cli.h"
+
+namespace rb {
+namespace {
+
+struct VerifyOptions {
+  std::string claims;
+  std::vector<std::string> results;
+  std::string html, md, json;
+};
+
+int run_verify(const VerifyOptions& o) {
+  const reports::ClaimSet set = reports::read_claims(o.claims);
+  std::vector<reports::RunSet> results;
+  for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
+  const auto verdicts = reports::verify_claims(set, results);
+  if (!o.json.empty()) write_json_atomic(o.json, reports::verdicts_json(set, verdicts));
+  if (!o.html.empty()) reports::write_text_file(o.html, reports::verdicts_html(set, verdicts));
+  if (!o.md.empty()) reports::write_text_file(o.md, reports::verdicts_markdown(verdicts));
+  fmt::print("{}", reports::verdicts_text(verdicts));
+  const int code = reports::verify_exit_code(verdicts);
+  fmt::print("{}\n", code ? "verify: a gated claim is not reproduced" : "verify: every gated claim is reproduced");
+  for (const auto* p : {&o.html, &o.md, &o.json})
+    if (!p->empty()) fmt::print("wrote {}\n", *p);
+  return code;
+}
+
+CommandFn add_verify_command(CLI::App& sub) {
+  auto o = std::make_shared<VerifyOptions>();
+  sub.add_option("--claims", o->claims, "Claims file (reports/claims_schema.md), e.g. ci/claims/seed-claims.json")
+      ->required();
+  sub.add_option("--results", o->results, "Results directories, baselines or reports to read (their configs together)")
+      ->required();
+  sub.add_option("--html", o->html, "Write the verdicts as a self-contained HTML page here");
+  sub.add_option("--md", o->md, "Write the verdict table as Markdown here");
+  sub.add_option("--json", o->json, "Write the verdicts as JSON here");
+  sub.footer("Exit codes: 0 every gated claim reproduced, 1 a gated claim not reproduced, 2 bad input.");
+  return [o]() { return run_verify(*o); };
+}
+
+}  // namespace
+
+RB_REGISTER(CommandRegistry, verify,
+            CommandEntry{"verify", "One verdict per claim (reproduced, contradicted, no effect, undecided, not run)",
+                         add_verify_command});
+
+}  // namespace rb
