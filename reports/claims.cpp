@@ -21,8 +21,10 @@ const char* const kHint = "see reports/claims_schema.md";
 
 bool subset_of(const json& want, const json& have) {
   if (!want.is_object()) return true;
-  for (const auto& [k, v] : want.items())
-    if (!have.is_object() || !have.contains(k) || have.at(k) != v) return false;
+  for (const auto& [k, v] : want.items()) {
+    const bool present = have.is_object() && have.contains(k) && !have.at(k).is_null();
+    if (v.is_null() ? present : !present || have.at(k) != v) return false;  // null: the field is absent
+  }
   return true;
 }
 

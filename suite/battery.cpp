@@ -150,7 +150,7 @@ BatteryRecipe recipe_from_json(const json& r, const std::string& where, const st
 
 BatteryTask task_from_json(const json& t, const std::string& where, const std::string& field) {
   if (!t.is_object()) fail(where, field, "an object {\"name\": ..., \"options\": {...}, \"grid\": {...}}", t);
-  check_fields(t, where, field + ".", {"name", "options", "grid", "recipes"});
+  check_fields(t, where, field + ".", {"name", "options", "grid", "recipes", "cells"});
   if (!t.contains("name")) throw UsageError(where + ": missing field '" + field + ".name'");
   BatteryTask out;
   out.name = get_string(t, "name", where, field + ".name");
@@ -175,14 +175,17 @@ BatteryTask task_from_json(const json& t, const std::string& where, const std::s
       out.grid.emplace_back(k, values);
     }
   }
-  if (t.contains("recipes")) {  // names checked against the battery's recipes in from_json
-    const json& r = t["recipes"];
-    if (!r.is_array() || r.empty()) fail(where, field + ".recipes", "a non-empty list of recipe names", r);
+  // Names checked against the battery's recipes and cells in from_json.
+  for (auto [key, target] : {std::pair{"recipes", &out.recipes}, {"cells", &out.cells}}) {
+    if (!t.contains(key)) continue;
+    const json& r = t[key];
+    const std::string f = field + "." + key;
+    const std::string expected = std::string("a non-empty list of distinct ") + (target == &out.cells ? "cell" : "recipe") + " names";
+    if (!r.is_array() || r.empty()) fail(where, f, expected, r);
     for (const auto& name : r) {
-      if (!name.is_string()) fail(where, field + ".recipes", "a non-empty list of recipe names", r);
-      if (std::find(out.recipes.begin(), out.recipes.end(), name.get<std::string>()) != out.recipes.end())
-        fail(where, field + ".recipes", "distinct recipe names", r);
-      out.recipes.push_back(name.get<std::string>());
+      if (!name.is_string() || std::find(target->begin(), target->end(), name.get<std::string>()) != target->end())
+        fail(where, f, expected, r);
+      target->push_back(name.get<std::string>());
     }
   }
   return out;
@@ -296,6 +299,11 @@ Battery Battery::from_json(const json& j, const std::string& where) {
       if (std::none_of(b.recipes.begin(), b.recipes.end(), [&](const auto& r) { return r.name == name; }))
         throw UsageError(fmt::format("{}: field 'tasks[{}].recipes': recipe '{}' is not one of the battery's recipes",
                                      where, i, name));
+  for (size_t i = 0; i < b.tasks.size(); ++i)
+    for (const auto& name : b.tasks[i].cells)
+      if (!b.all_cells && std::find(b.cells.begin(), b.cells.end(), name) == b.cells.end())
+        throw UsageError(fmt::format("{}: field 'tasks[{}].cells': cell '{}' is not in the battery's 'cells'", where, i,
+                                     name));
 
   if (j.contains("contrasts")) {
     const json& c = j["contrasts"];
@@ -331,6 +339,7 @@ json Battery::to_json() const {
     for (const auto& [k, v] : t.grid) g[k] = v;
     json tj = {{"name", t.name}, {"options", t.options}, {"grid", g}};
     if (!t.recipes.empty()) tj["recipes"] = t.recipes;
+    if (!t.cells.empty()) tj["cells"] = t.cells;
     j["tasks"].push_back(tj);
   }
   j["recipes"] = json::array();
@@ -446,8 +455,106 @@ const char* const kHaystackCurriculum = R"JSON({
   "contrasts": ["curriculum"]
 })JSON";
 
+// The leaderboard (issue 15): every registered cell on five task points that separate the cells across the
+// range the seeds describe, at one matched state budget (1024 numbers per layer at width 32: the
+// fixed-state cells' own size), 10 seeds per config, lock-in threshold 0.9. Designed from pilots on this
+// 2-core VM (2 seeds per config; /work/pilot in the closing note of issue 15):
+//  - tiny MQAR (2 pairs, length 16, vocabulary 32) on a 6000-step schedule at batch 64: the fairness row
+//    for attention, whose induction circuit forms late and abruptly (issue 8: stuck at 1/K for 1000+
+//    steps, then a jump). Pilot: attention locked in at step 1350 here, and stayed at 0.28-0.30 after
+//    6000 steps of batch 32 at 4 pairs/length 32 and after 1500-3000 steps at 8 pairs/length 64, so
+//    harder MQAR rows would measure the schedule, not the cell. Cells that lock in stop early.
+//  - MQAR 8 pairs, length 64, vocabulary 64, 1500 steps of batch 32: diag+conv and rank1+conv lock in at
+//    steps 300-650, attention, swa, baseconv, mamba2 and the unarmed cells sit at 0.03-0.17.
+//  - haystack (4 pairs among distractors, length 64, vocabulary 64) with the distance curriculum: the seeds'
+//    interference task and their lever.
+//  - collision (two-token keys, 4 pairs, length 32, vocabulary 64), two layers: armed cells lock in at
+//    450-950 steps, the rest at 0.23-0.25 (mamba2 0.71 on one seed).
+//  - S_3 state tracking at length 16 (the guardrail; S_5 and S_3 at length 32 stayed below 0.4 for every
+//    cell at this width).
+// One cell's row is at most 50 runs; measured cost per row in `list batteries` and the README.
+const char* const kLeaderboard = R"JSON({
+  "schema_version": 1, "name": "leaderboard",
+  "description": "every cell at state 1024 (width 32) on tiny MQAR (6000-step schedule), MQAR 8 pairs, haystack with the distance curriculum, collision, S_3; 10 seeds",
+  "cells": "all",
+  "model": {"d_model": 32, "layers": 2, "mlp": true},
+  "state_budget": 1024,
+  "threshold": 0.9,
+  "seeds": "0-9",
+  "tasks": [
+    {"name": "mqar", "options": {"pairs": 2, "length": 16, "vocab": 32}, "recipes": ["long"]},
+    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64}, "recipes": ["lb"]},
+    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb-distance"]},
+    {"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}, "recipes": ["lb"]},
+    {"name": "s5", "options": {"elements": 3, "length": 16}, "recipes": ["lb"]}
+  ],
+  "recipes": [
+    {"name": "long", "steps": 6000, "batch": 64, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
+    {"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
+    {"name": "lb-distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256,
+     "curriculum": "distance"}
+  ],
+  "contrasts": ["conv", "transition", "decay"]
+})JSON";
+
+// The seed preprint's claims (ci/claims/seed-claims.json, issue 17) at this machine's scale: width 32, state
+// 1024, 10 seeds, the leaderboard's recipes (so the configs both batteries share, MQAR 8 pairs and
+// collision, have the same run keys and one results directory serves both). Each task entry runs only
+// the cells its claims compare. Collision with one layer is the preset seed-claims-1layer.
+const char* const kSeedClaims = R"JSON({
+  "schema_version": 1, "name": "seed-claims",
+  "description": "the seed preprint's claims at width 32, state 1024, 10 seeds (with seed-claims-1layer; verify --claims ci/claims/seed-claims.json)",
+  "cells": ["diag", "diag+conv", "rank1", "rank1+conv", "mamba2", "rank1+decay+conv"],
+  "model": {"d_model": 32, "layers": 2, "mlp": true},
+  "state_budget": 1024,
+  "threshold": 0.9,
+  "seeds": "0-9",
+  "tasks": [
+    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64}, "recipes": ["lb"],
+     "cells": ["diag", "diag+conv", "rank1", "rank1+conv", "mamba2"]},
+    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64, "supervision": "dense"}, "recipes": ["lb"],
+     "cells": ["rank1"]},
+    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64, "query_first": true}, "recipes": ["lb"],
+     "cells": ["rank1+conv"]},
+    {"name": "mqar", "options": {"pairs": 16, "length": 64, "vocab": 64}, "recipes": ["lb"], "cells": ["diag", "rank1"]},
+    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb", "lb-distance"],
+     "cells": ["rank1+decay+conv"]},
+    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb"], "cells": ["rank1+conv"]},
+    {"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}, "recipes": ["lb"], "cells": ["diag+conv"]},
+    {"name": "s5", "options": {"elements": 3}, "grid": {"length": [8, 16]}, "recipes": ["lb"], "cells": ["rank1", "rank1+conv"]}
+  ],
+  "recipes": [
+    {"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
+    {"name": "lb-distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256,
+     "curriculum": "distance"}
+  ],
+  "contrasts": ["conv", "transition", "curriculum"]
+})JSON";
+
+// The one-layer arm of the seeds' collision claim ("collision-key retrieval needs two layers").
+const char* const kSeedClaims1Layer = R"JSON({
+  "schema_version": 1, "name": "seed-claims-1layer",
+  "description": "collision with one layer: the other arm of the seeds' two-layer claim (with seed-claims)",
+  "cells": ["diag+conv"],
+  "model": {"d_model": 32, "layers": 1, "mlp": true},
+  "state_budget": 1024,
+  "threshold": 0.9,
+  "seeds": "0-9",
+  "tasks": [{"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}}],
+  "recipes": [{"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}]
+})JSON";
+
 }  // namespace
 
+RB_REGISTER(BatteryRegistry, leaderboard,
+            BatteryEntry{"leaderboard", "every cell, 5 task points at state 1024, 10 seeds: ci/leaderboard rows",
+                         [] { return preset(kLeaderboard); }});
+RB_REGISTER(BatteryRegistry, seed_claims,
+            BatteryEntry{"seed-claims", "the seed preprint's claims at width 32 (ci/claims/seed-claims.json)",
+                         [] { return preset(kSeedClaims); }});
+RB_REGISTER(BatteryRegistry, seed_claims_1layer,
+            BatteryEntry{"seed-claims-1layer", "collision with one layer: the other arm of the two-layer claim",
+                         [] { return preset(kSeedClaims1Layer); }});
 RB_REGISTER(BatteryRegistry, haystack_curriculum,
             BatteryEntry{"haystack-curriculum",
                          "distance curriculum vs none on haystack (4 pairs, L 256), rank1+decay+conv, 6 seeds",

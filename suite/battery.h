@@ -17,7 +17,8 @@
 //     "tasks": [                                  required, non-empty
 //       {"name": "mqar", "options": {"vocab": 256},             fixed options (optional)
 //        "grid": {"pairs": [4, 8], "length": [64, 128]},        each key a non-empty list (optional);
-//        "recipes": ["curriculum"]}                              the recipes it runs under (optional; all)
+//        "recipes": ["curriculum"],                              the recipes it runs under (optional; all)
+//        "cells": ["diag", "rank1"]}                             the cells it runs (optional; all)
 //     ],                                                        the grid is the cross product
 //     "recipes": [                                optional; default one recipe "default" (TrainSpec defaults)
 //       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...}
@@ -52,9 +53,13 @@ struct BatteryTask {
   nlohmann::json options = nlohmann::json::object();  // fixed options
   std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // key → values, in file order
   std::vector<std::string> recipes;  // the battery recipes this task runs under (empty = all of them)
+  std::vector<std::string> cells;    // the battery cells it runs (empty = all of them)
 
   bool uses(const std::string& recipe) const {
     return recipes.empty() || std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+  }
+  bool runs(const std::string& cell) const {
+    return cells.empty() || std::find(cells.begin(), cells.end(), cell) != cells.end();
   }
 };
 

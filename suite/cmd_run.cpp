@@ -105,7 +105,7 @@ Plan plan_from_flags(const RunOptions& o) {
   b.cell_options = s.cell.options;
   b.seeds = parse_seeds(o.seeds);
   for (auto& seed : b.seeds) seed += o.seed_offset;
-  b.tasks = {BatteryTask{o.task, resolved.task.options, {}, {}}};
+  b.tasks = {BatteryTask{o.task, resolved.task.options, {}, {}, {}}};
   b.model = s.model;
   b.threshold = resolved.train.threshold;
   b.recipes = {BatteryRecipe{"cli", resolved.train}};

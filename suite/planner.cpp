@@ -109,6 +109,7 @@ Plan make_plan(const Battery& battery) {
         if (!task.uses(recipe.name)) continue;
         std::map<std::string, std::string> config_of;  // cell → config key at this point and recipe
         for (const auto& cell : cells) {
+          if (!task.runs(cell)) continue;
           RunSpec base;
           base.cell.name = cell;
           base.cell.options = battery.cell_options;
