@@ -210,6 +210,7 @@ Standing rank_cells(const Leaderboard& board, double alpha) {
         p.summary = summarize(c);
         p.state_size = c.state_size;
         p.state_budget = c.state_budget;
+        for (const auto& seed : c.seeds) p.recalls.push_back(std::isfinite(seed.final_accuracy) ? seed.final_accuracy : 0.0);
       }
       t.placings.push_back(p);
     }
@@ -217,12 +218,20 @@ Standing rank_cells(const Leaderboard& board, double alpha) {
     for (auto& p : t.placings)
       if (p.present && p.summary.n > 0 && (!best || p.summary.rate > best->summary.rate)) best = &p;
     if (!best) continue;
-    t.separates = best->summary.k > 0;
+    t.by_recall = best->summary.k == 0;
+    if (t.by_recall)
+      for (auto& p : t.placings)
+        if (p.present && p.summary.n > 0 && p.summary.recall.median > best->summary.recall.median) best = &p;
     best->best = true;
     for (auto& p : t.placings) {
       if (!p.present || p.best || p.summary.n == 0) continue;
-      const stats::Table2x2 table{best->summary.k, best->summary.n - best->summary.k, p.summary.k, p.summary.n - p.summary.k};
-      p.p_raw = stats::fisher_p_value(table, stats::Alternative::kGreater);
+      if (t.by_recall) {
+        p.p_raw = stats::mann_whitney_u(best->recalls, p.recalls, stats::Alternative::kGreater).p_value;
+      } else {
+        const stats::Table2x2 table{best->summary.k, best->summary.n - best->summary.k, p.summary.k,
+                                    p.summary.n - p.summary.k};
+        p.p_raw = stats::fisher_p_value(table, stats::Alternative::kGreater);
+      }
       raw.push_back(p.p_raw);
       tested.push_back(&p);
     }
@@ -230,10 +239,13 @@ Standing rank_cells(const Leaderboard& board, double alpha) {
   const std::vector<double> adjusted = stats::p_adjust(raw, stats::AdjustMethod::kHolm);
   for (size_t i = 0; i < tested.size(); ++i) tested[i]->p_adjusted = adjusted[i];
   for (auto& t : st.tasks) {
-    st.separating += t.separates ? 1 : 0;
     for (auto& p : t.placings) {
       p.top = p.present && p.summary.n > 0 && (p.best || p.p_adjusted >= alpha);
+      t.separates = t.separates || (p.present && !p.top);
     }
+    if (!t.by_recall)  // a lock-in table separates whenever someone locked in (all tied is a result)
+      for (const auto& p : t.placings) t.separates = t.separates || (p.best && p.summary.k > 0);
+    st.separating += t.separates ? 1 : 0;
   }
   for (size_t i = 0; i < board.rows.size(); ++i) {
     OverallRow o;
@@ -283,7 +295,7 @@ std::string incomplete(const OverallRow& o, const Standing& st) {
 }
 
 std::string conclusion(const Standing& st) {
-  if (st.separating == 0) return "no cell locked in on any task point: the table separates nobody";
+  if (st.separating == 0) return "no task point separates the cells";
   if (!st.claim_survives)
     return fmt::format("no class claim survives: every cell is in the top group of every task point that separates "
                        "the cells (Holm, alpha {})",
@@ -312,6 +324,7 @@ json standing_json(const Leaderboard& board, const Standing& st) {
                           {"top_group", p.top}, {"new", p.is_new}});
     }
     tasks.push_back({{"label", t.label}, {"capacity_bits", t.capacity_bits}, {"separates", t.separates},
+                     {"top_group_by", t.by_recall ? "recall" : "lock-in"},
                      {"placings", placings}});
   }
   return {{"schema_version", kLeaderboardSchemaVersion},
@@ -333,7 +346,7 @@ std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
                        fmt::format("{}/{}", o.top_count, st.separating), fmt::format("{}/{}", o.locked, o.seeds),
                        o.is_new ? "   (new)" : "", incomplete(o, st));
   for (const auto& t : st.tasks) {
-    out += fmt::format("\n  {}{}\n", t.label, t.separates ? "" : "  (no cell locked in)");
+    out += fmt::format("\n  {}{}\n", t.label, t.by_recall ? "  (no cell locked in: top group by recall)" : "");
     for (const auto& p : t.placings) {
       if (!p.present) {
         out += fmt::format("    {:<20} missing\n", p.cell);
@@ -358,7 +371,7 @@ std::string leaderboard_markdown(const Leaderboard& board, const Standing& st) {
   }
   for (const auto& t : st.tasks) {
     md += fmt::format("\n### {}\n\ncapacity floor {:.0f} bits{}\n\n", t.label, t.capacity_bits,
-                      t.separates ? "" : "; no cell locked in");
+                      t.by_recall ? "; no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
     md += "| cell | lock-in | 95% CI | median recall | state / budget | p vs best (Holm) | top group |\n"
           "| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& p : t.placings) {
@@ -402,7 +415,8 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
                         "<table class=\"sortable task\"><thead><tr><th>cell</th><th data-col=\"1\">lock-in</th>"
                         "<th>95% CI</th><th data-col=\"3\">median recall</th><th data-col=\"4\">state / budget</th>"
                         "<th data-col=\"5\">p vs best (Holm)</th><th>top group</th></tr></thead><tbody>",
-                        esc(t.label), t.capacity_bits, t.separates ? "" : " · no cell locked in");
+                        esc(t.label), t.capacity_bits,
+                        t.by_recall ? " · no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
     for (const auto& p : t.placings) {
       const std::string cls = std::string(p.is_new ? "new " : "") + (p.top ? "top" : "");
       const std::string name = esc(p.cell) + (p.is_new ? " <span class=\"badge\">new</span>" : "");

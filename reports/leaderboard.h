@@ -15,8 +15,10 @@
 // tested against it with a one-sided Fisher exact test on the lock-in counts (H1: the best locks in more
 // often). All those p-values, over the whole table, form one Holm family. The top group of a task point is
 // the best cell and every cell whose adjusted p is at least alpha: not significantly worse than the best.
-// The overall order counts, per cell, the task points on which it is in the top group (task points where
-// no cell locked in separate nobody and are not counted); equal counts are equal ranks, shown as ties.
+// At a task point where no cell locked in (a guardrail beyond every cell at this size) the same is done on
+// per-seed final recall: the best median recall, one-sided Mann–Whitney, in the same Holm family. The
+// overall order counts, per cell, the task points on which it is in the top group; equal counts are equal
+// ranks, shown as ties.
 #pragma once
 
 #include <filesystem>
@@ -74,7 +76,9 @@ struct Placing {
   ConfigSummary summary;        // lock-in k/n with its interval, recall spread
   int64_t state_size = 0;
   int64_t state_budget = 0;
-  double p_raw = 1.0;           // one-sided Fisher vs the task point's best (1 for the best itself)
+  std::vector<double> recalls;  // per-seed final held-out accuracy
+  double p_raw = 1.0;           // one-sided Fisher vs the task point's best (1 for the best itself);
+                                // Mann–Whitney on recall when no cell locked in there
   double p_adjusted = 1.0;      // Holm over the whole table
   bool best = false;
   bool top = false;             // in the top group
@@ -85,7 +89,8 @@ struct TaskStanding {
   std::string point;            // recipe key of the task point (task, options, model, recipe)
   std::string label;            // "mqar pairs:8 length:64 vocab:64" (+ " · curriculum distance")
   double capacity_bits = 0.0;
-  bool separates = false;       // some cell locked in
+  bool separates = false;       // some cell locked in, or (by_recall) the cells' recalls differ
+  bool by_recall = false;       // no cell locked in: the top group is by per-seed recall (Mann–Whitney)
   std::vector<Placing> placings;  // in row order
 };
 

@@ -118,6 +118,22 @@ TEST(Leaderboard, NoClassClaimSurvivesWhenNothingSeparates) {
   EXPECT_EQ(overall(sn, "a").top_count, 0);
 }
 
+TEST(Leaderboard, WhereNoCellLocksInTheTopGroupIsByRecall) {
+  Config high = planted("a", 4, 0), low = planted("b", 4, 0);
+  for (auto& s : high.seeds) s.final_accuracy = 0.6 + 0.001 * static_cast<double>(s.seed);
+  Leaderboard board;
+  add_results(board, results({high, low, planted("a", 8, 10), planted("b", 8, 10)}), false);
+  const Standing st = rank_cells(board);
+  EXPECT_EQ(st.separating, 2);
+  EXPECT_TRUE(placing(st, "pairs:4", "a").best);
+  // 0.6.. vs 0.2 on every seed (tied: the normal approximation with tie correction, as R's wilcox.test).
+  EXPECT_FALSE(placing(st, "pairs:4", "b").top);
+  EXPECT_LT(placing(st, "pairs:4", "b").p_raw, 1e-4);
+  EXPECT_EQ(overall(st, "a").rank, 1);
+  EXPECT_EQ(overall(st, "b").rank, 2);
+  EXPECT_NE(leaderboard_markdown(board, st).find("top group is by per-seed recall"), std::string::npos);
+}
+
 TEST(Leaderboard, RowsJoinOnlyOnTheSameBatteryVersionAndTaskPoints) {
   Leaderboard board;
   add_results(board, results({planted("a", 4, 10), planted("b", 4, 3)}), false);
