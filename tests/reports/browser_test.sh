@@ -71,4 +71,29 @@ python3 "$src/tests/reports/plant.py" "$tmp/cur" diag+conv:0:6 diag:3:6 rank1:5:
 check_page regression "$artifacts/report-regression.html"
 grep -q "Verdict: regression" "$artifacts/report-regression.html" || { echo "FAIL: no regression verdict"; fail=1; }
 screenshot "$artifacts/report-regression.html" "$artifacts/report-regression.png" 1280 1400
+# The leaderboard page from the stored rows (ci/leaderboard/leaderboard.json) and the claims page from the
+# stored claim results: both load cleanly, run the page script and show their tables.
+check_simple() {  # check_simple NAME HTML MARKER: console clean, script ran, MARKER in the DOM
+  local name=$1 html=$2 marker=$3
+  chrome "$tmp/$name.log" --dump-dom "file://$html" >"$tmp/$name.dom" || { echo "FAIL: chromium on $name"; fail=1; return; }
+  if grep -q ":CONSOLE" "$tmp/$name.log"; then
+    echo "FAIL: $name: console messages:"; grep ":CONSOLE" "$tmp/$name.log"; fail=1
+  fi
+  grep -q 'data-report-ready="[0-9]' "$tmp/$name.dom" || { echo "FAIL: $name: the page script did not run"; fail=1; }
+  grep -q "$marker" "$tmp/$name.dom" || { echo "FAIL: $name: no '$marker' in the page"; fail=1; return; }
+  echo "ok: $name loads in Chromium without console messages and shows '$marker'"
+}
+if [ -f "$src/ci/leaderboard/leaderboard.json" ]; then
+  "$rb" leaderboard --file "$src/ci/leaderboard/leaderboard.json" --html "$artifacts/leaderboard.html" >/dev/null ||
+    { echo "FAIL: recallbench leaderboard"; fail=1; }
+  check_simple leaderboard "$artifacts/leaderboard.html" 'id="overall"'
+  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-laptop.png" 1280 2400
+  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-phone.png" 390 2400
+fi
+if [ -f "$src/ci/claims/seed-claims-results.json" ]; then
+  "$rb" verify --claims "$src/ci/claims/seed-claims.json" --results "$src/ci/claims/seed-claims-results.json" \
+    --html "$artifacts/claims.html" >/dev/null
+  check_simple claims "$artifacts/claims.html" 'Verdicts'
+  screenshot "$artifacts/claims.html" "$artifacts/claims-laptop.png" 1280 1800
+fi
 exit $fail
