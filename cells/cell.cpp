@@ -7,6 +7,7 @@
 namespace rb {
 
 std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& config) {
+  if (name.rfind("script:", 0) == 0) return make_script_cell(config);
   return CellRegistry::instance().get(name, "cell").make(config);
 }
 

@@ -29,6 +29,7 @@ struct CellConfig {
   int64_t max_length = 0;        // longest sequence the cell will see (attention's state grows with it)
   std::string impl = "auto";     // kernel implementation: auto|ref|chunked|fused
   nlohmann::json options = nlohmann::json::object();  // cell-specific options (see each cell's defaults)
+  std::string path;              // a TorchScript cell's file ("script:" names; suite/spec.h prepares it)
 };
 
 // What a cell carries from one token to the next for a batch of B sequences. `tensors` hold the numbers
@@ -69,8 +70,10 @@ struct CellEntry {
 
 using CellRegistry = Registry<CellEntry>;
 
-// Builds a cell by name; unknown names or options are UsageErrors that list the valid ones.
+// Builds a cell by name; unknown names or options are UsageErrors that list the valid ones. Names starting
+// with "script:" are TorchScript cells loaded from config.path (cells/script_cell.cpp).
 std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& config);
+std::shared_ptr<Cell> make_script_cell(const CellConfig& config);
 
 // Depthwise causal convolution of width W over time on x {B, T, C}, followed by SiLU (as fla's
 // ShortConvolution and Mamba's conv1d; `silu` false: no activation, as Zoology's BaseConv). Carries W-1

@@ -580,7 +580,9 @@ Battery load_battery(const std::string& name_or_path) {
     if (!fs::is_regular_file(name_or_path, ec))
       throw UsageError("battery file '" + name_or_path + "' does not exist",
                        "give a preset name (" + BatteryRegistry::instance().joined_names() + ") or a JSON file");
-    return Battery::from_json(read_json_file(name_or_path), "battery file " + name_or_path);
+    Battery b = Battery::from_json(read_json_file(name_or_path), "battery file " + name_or_path);
+    b.base_dir = fs::absolute(name_or_path).parent_path().string();
+    return b;
   }
   return BatteryRegistry::instance().get(name_or_path, "battery").make();
 }

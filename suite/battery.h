@@ -82,6 +82,8 @@ struct Battery {
   std::vector<BatteryTask> tasks;
   std::vector<BatteryRecipe> recipes;  // never empty after parsing
   std::vector<std::string> contrasts;
+  std::string base_dir;               // the battery file's directory ("" for presets): script:PATH cells are
+                                      // relative to it (not part of the document)
 
   // Parses and validates a battery document; `where` prefixes every message (e.g. the file name).
   static Battery from_json(const nlohmann::json& j, const std::string& where);

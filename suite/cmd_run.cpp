@@ -76,6 +76,8 @@ Plan plan_from_flags(const RunOptions& o) {
       for (std::string name; std::getline(list, name, ',');) {
         if (name.empty() || std::find(battery.cells.begin(), battery.cells.end(), name) != battery.cells.end())
           throw UsageError("--cell '" + o.cell + "': expected distinct cell names separated by commas");
+        if (is_script_cell(name) && name.size() > 7)  // a path given here is relative to the working directory
+          name = kScriptCellPrefix + std::filesystem::absolute(name.substr(7)).string();
         battery.cells.push_back(name);
       }
       if (std::find(battery.cells.begin(), battery.cells.end(), battery.reference) == battery.cells.end())
@@ -89,6 +91,7 @@ Plan plan_from_flags(const RunOptions& o) {
   RunSpec s = o.base;
   s.cell.name = o.cell;
   s.cell.options = parse_kv(o.cell_opts, "--cell-opt");
+  prepare_script_cell(s.cell);
   s.task.name = o.task;
   s.task.options = parse_kv(o.task_opts, "--task-opt");
   s.train.curriculum_options = parse_kv(o.curriculum_opts, "--curriculum-opt");

@@ -91,7 +91,7 @@ Plan make_plan(const Battery& battery) {
   for (const auto& n : registered) registered_list += (registered_list.empty() ? "" : ", ") + n;
   std::vector<std::string> cells = battery.all_cells ? registered : battery.cells;
   for (size_t i = 0; i < cells.size() && !battery.all_cells; ++i)
-    if (std::find(registered.begin(), registered.end(), cells[i]) == registered.end())
+    if (!is_script_cell(cells[i]) && std::find(registered.begin(), registered.end(), cells[i]) == registered.end())
       throw UsageError(where + ": field 'cells[" + std::to_string(i) + "]': cell '" + cells[i] +
                            "' is not registered in this build",
                        "registered cells: " + registered_list);
@@ -113,6 +113,7 @@ Plan make_plan(const Battery& battery) {
           RunSpec base;
           base.cell.name = cell;
           base.cell.options = battery.cell_options;
+          prepare_script_cell(base.cell, battery.base_dir);
           base.task.name = task.name;
           base.task.options = point.options;
           base.model = battery.model;

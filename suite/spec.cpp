@@ -1,6 +1,9 @@
 #include "suite/spec.h"
 
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -12,6 +15,28 @@ namespace rb {
 
 std::string short_hash(const json& j) {
   return fmt::format("{:012x}", hash_string(j.dump()) & 0xFFFFFFFFFFFFull);
+}
+
+bool is_script_cell(const std::string& name) { return name.rfind(kScriptCellPrefix, 0) == 0; }
+
+void prepare_script_cell(NamedSpec& cell, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  if (!is_script_cell(cell.name) || !cell.path.empty()) return;
+  const std::string given = cell.name.substr(std::string(kScriptCellPrefix).size());
+  const std::string hint = "a TorchScript cell is script:PATH to a file written by torch.jit.script(...).save(PATH) "
+                           "(README: Score your own cell)";
+  if (given.empty()) throw UsageError("cell '" + cell.name + "': no file after 'script:'", hint);
+  fs::path file(given);
+  if (file.is_relative() && !base_dir.empty()) file = fs::path(base_dir) / file;
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) throw UsageError("cell '" + cell.name + "': file " + file.string() + " not found", hint);
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw UsageError("cell '" + cell.name + "': cannot read " + file.string(), hint);
+  cell.path = fs::absolute(file).lexically_normal().string();
+  cell.name = std::string(kScriptCellPrefix) + file.stem().string();
+  if (!cell.options.is_object()) cell.options = json::object();
+  cell.options["content_hash"] = fmt::format("{:012x}", hash_string(bytes) & 0xFFFFFFFFFFFFull);
 }
 
 json RunSpec::to_json() const {
@@ -36,6 +61,7 @@ json RunSpec::to_json() const {
       {"seed", seed},
   };
   if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
+  if (!cell.path.empty()) j["cell"]["path"] = cell.path;  // additive, and not in the key (config_key)
   return j;
 }
 
@@ -43,6 +69,7 @@ namespace {
 NamedSpec named_from_json(const json& j, const std::string& where) {
   NamedSpec s;
   s.name = require_field<std::string>(j, "name", where);
+  if (j.contains("path")) s.path = require_field<std::string>(j, "path", where);
   if (j.contains("options")) {
     s.options = j.at("options");
     if (!s.options.is_object()) throw UsageError(where + ": field 'options' must be an object");
@@ -89,6 +116,7 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
 std::string RunSpec::config_key() const {
   json canonical = to_json();
   canonical.erase("seed");
+  canonical["cell"].erase("path");  // the content hash (an option) stands for the file
   std::string key = task.name + "/" + cell.name;
   for (const auto& [k, v] : task.options.items()) {
     if (v.is_primitive()) key += "/" + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());

@@ -22,7 +22,20 @@ using json = nlohmann::json;
 struct NamedSpec {
   std::string name;
   json options = json::object();  // resolved options (defaults filled in by the unit's factory)
+  // A TorchScript cell's file (absolute; "" for registered units). Recorded in the spec so a worker can
+  // load it, but not part of the config key: the key carries the file's content hash (options), so moving
+  // the file keeps the keys and editing it gives new ones.
+  std::string path;
 };
+
+// Cells given as "script:PATH" (a TorchScript module, cells/script_cell.h): the prefix, and the
+// preparation every plan builder applies before resolving a spec: reads the file (relative PATHs against
+// `base_dir`, "" = the working directory), names the cell "script:<file stem>", records the absolute
+// path and the content hash (option "content_hash"). A missing or unreadable file is a UsageError.
+// Specs already prepared (path set) and registered names are left as they are.
+inline constexpr const char* kScriptCellPrefix = "script:";
+bool is_script_cell(const std::string& name);
+void prepare_script_cell(NamedSpec& cell, const std::string& base_dir = "");
 
 // The model wrapper around a cell: embedding → layers × (norm → cell → residual → norm → MLP →
 // residual) → norm → head.

@@ -28,6 +28,7 @@ RecallModelImpl::RecallModelImpl(const RunSpec& spec, int64_t vocab, int64_t max
   cfg.max_length = max_length;
   cfg.impl = spec.train.impl;
   cfg.options = spec.cell.options;
+  cfg.path = spec.cell.path;
   for (int64_t i = 0; i < spec.model.layers; ++i) {
     auto cell = make_cell(spec.cell.name, cfg);
     blocks_.push_back(register_module("block" + std::to_string(i), Block(cell, D, spec.model.mlp)));

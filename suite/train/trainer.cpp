@@ -185,6 +185,7 @@ RunSpec resolve_spec(RunSpec spec) {
   cfg.max_length = task->length();
   cfg.impl = spec.train.impl;
   cfg.options = spec.cell.options;
+  cfg.path = spec.cell.path;
   spec.cell.options = make_cell(spec.cell.name, cfg)->resolved_options();
   return spec;
 }
