@@ -30,6 +30,8 @@ struct CellConfig {
   std::string impl = "auto";     // kernel implementation: auto|ref|chunked|fused
   nlohmann::json options = nlohmann::json::object();  // cell-specific options (see each cell's defaults)
   std::string path;              // a TorchScript cell's file ("script:" names; suite/spec.h prepares it)
+  bool preflight = true;         // a TorchScript cell refuses to build when it fails the shape, finiteness or
+                                 // causality pre-flight (false: the conformance harness reports it instead)
 };
 
 // What a cell carries from one token to the next for a batch of B sequences. `tensors` hold the numbers

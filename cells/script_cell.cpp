@@ -79,7 +79,7 @@ class ScriptCell : public Cell {
       register_parameter(fmt::format("p{}_{}", i++, name), p.value);
     }
     reinitialise();
-    preflight(where);
+    if (cfg.preflight) preflight(where);
   }
 
   torch::Tensor forward(const torch::Tensor& x) override { return module_.forward({x}).toTensor(); }

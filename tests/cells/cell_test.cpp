@@ -9,6 +9,7 @@
 
 #include "cells/catalog.h"
 #include "cells/cell.h"
+#include "cells/conformance.h"
 #include "core/errors.h"
 
 namespace rb {
@@ -26,72 +27,40 @@ bool fixed_state(const std::string& name) { return name != "attention"; }
 
 class EveryCell : public testing::TestWithParam<std::string> {};
 
-TEST_P(EveryCell, ShapeCausalityAndGradients) {
-  torch::manual_seed(0);
-  CellConfig cfg;
-  cfg.d_model = 32;
-  cfg.max_length = 24;
-  auto cell = make_cell(GetParam(), cfg);
-  auto x = torch::randn({2, 24, 32}, torch::requires_grad());
-  auto y = cell->forward(x);
-  ASSERT_EQ(y.sizes(), x.sizes());
-  ASSERT_TRUE(torch::isfinite(y).all().item<bool>());
-  // Changing the future must not change the past.
-  auto x2 = x.detach().clone();
-  x2.narrow(1, 12, 12).normal_();
-  auto y2 = cell->forward(x2);
-  EXPECT_TRUE(torch::allclose(y.narrow(1, 0, 12), y2.narrow(1, 0, 12), 1e-5, 1e-6)) << GetParam();
-  // Every parameter takes part (a gradient that is defined and finite) and the input gets one.
-  y.pow(2).sum().backward();
-  ASSERT_TRUE(x.grad().defined());
-  EXPECT_TRUE(torch::isfinite(x.grad()).all().item<bool>());
-  for (const auto& p : cell->named_parameters()) {
-    ASSERT_TRUE(p.value().grad().defined()) << GetParam() << ": no gradient for " << p.key();
-    EXPECT_TRUE(torch::isfinite(p.value().grad()).all().item<bool>()) << GetParam() << ": " << p.key();
-  }
+// The conformance harness (cells/conformance.h, the same checks `recallbench check-cell` runs): shape,
+// finiteness, causality, gradients, the carried state against state_size(), the step path against
+// forward, determinism per seed. Every check must pass.
+void expect_conformant(const ConformanceOptions& o) {
+  SCOPED_TRACE(o.cell + " at d_model " + std::to_string(o.d_model) + ", budget " + std::to_string(o.state_budget) +
+               ", impl " + o.impl + ", length " + std::to_string(o.length));
+  const auto checks = check_cell(o);
+  EXPECT_EQ(checks.size(), 7u);
+  for (const auto& c : checks) EXPECT_TRUE(c.pass) << c.name << ": " << c.figure;
 }
 
-// The step path (one token at a time, explicit carried state) computes what forward computes, and the
-// state it carries holds exactly state_size() numbers per sequence, before and after the sequence.
-// Run at the sizes batteries use (width 64, budget 4096) and at a small odd configuration.
-void check_step_path(const std::string& name, const CellConfig& cfg, int64_t T) {
-  SCOPED_TRACE(name + " at d_model " + std::to_string(cfg.d_model) + ", budget " +
-               std::to_string(cfg.state_budget));
-  torch::manual_seed(1);
-  torch::NoGradGuard no_grad;
-  auto cell = make_cell(name, cfg);
-  const int64_t B = 3;
-  auto x = torch::randn({B, T, cfg.d_model});
-  auto y = cell->forward(x);
-  CellState state = cell->initial_state(B);
-  EXPECT_EQ(state.numbers_per_sequence(), cell->state_size());
-  std::vector<int64_t> numel_before;
-  for (const auto& t : state.tensors) numel_before.push_back(t.numel());
-  std::vector<torch::Tensor> steps;
-  for (int64_t t = 0; t < T; ++t) steps.push_back(cell->step(x.select(1, t), state));
-  auto y_step = torch::stack(steps, 1);
-  // Tolerance: fp32, the chunked/fused kernels sum in a different order than the token loop.
-  const double err = (y_step - y).abs().max().item<double>(), scale = y.abs().max().item<double>();
-  EXPECT_LE(err, 2e-4 * std::max(1.0, scale)) << "step path differs from forward by " << err;
-  EXPECT_EQ(state.position, T);
-  ASSERT_EQ(state.tensors.size(), numel_before.size());
-  for (size_t i = 0; i < state.tensors.size(); ++i) EXPECT_EQ(state.tensors[i].numel(), numel_before[i]);
-  EXPECT_EQ(state.numbers_per_sequence(), cell->state_size());
+TEST_P(EveryCell, PassesTheConformanceHarness) {
+  ConformanceOptions o;
+  o.cell = GetParam();
+  o.d_model = 32;
+  o.length = 24;
+  expect_conformant(o);
 }
 
-TEST_P(EveryCell, StepPathMatchesForwardAndCarriesTheReportedState) {
-  CellConfig cfg;
-  cfg.d_model = 64;
-  cfg.state_budget = 4096;
-  cfg.max_length = 40;
-  check_step_path(GetParam(), cfg, 40);
-  cfg.d_model = 24;
-  cfg.state_budget = 0;
-  cfg.max_length = 13;
-  for (const char* impl : {"auto", "ref", "chunked", "fused"}) {  // every kernel implementation a cell can train on
-    cfg.impl = impl;
-    SCOPED_TRACE(std::string("impl ") + impl);
-    check_step_path(GetParam(), cfg, 13);
+// The step path at the sizes batteries use (width 64, budget 4096) and at a small odd configuration on
+// every kernel implementation a cell can train on.
+TEST_P(EveryCell, ConformantAtBatterySizesAndOnEveryKernel) {
+  ConformanceOptions o;
+  o.cell = GetParam();
+  o.d_model = 64;
+  o.state_budget = 4096;
+  o.length = 40;
+  expect_conformant(o);
+  o.d_model = 24;
+  o.state_budget = 0;
+  o.length = 13;
+  for (const char* impl : {"auto", "ref", "chunked", "fused"}) {
+    o.impl = impl;
+    expect_conformant(o);
   }
 }
 
@@ -196,10 +165,12 @@ TEST(SwaCell, SeesExactlyItsWindow) {
 TEST(SwaCell, BandedFormMatchesTheStepPath) {
   // Long enough for the banded form (2·max(window, 32) < T), with T not a multiple of the block.
   for (int64_t window : {5, 40}) {
-    CellConfig cfg;
-    cfg.d_model = 16;
-    cfg.options = {{"heads", 2}, {"window", window}};
-    check_step_path("swa", cfg, 150);
+    ConformanceOptions o;
+    o.cell = "swa";
+    o.d_model = 16;
+    o.length = 150;
+    o.options = {{"heads", 2}, {"window", window}};
+    expect_conformant(o);
   }
 }
 
