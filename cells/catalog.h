@@ -20,6 +20,9 @@ struct CellInfo {
 // The registered knobs of a cell (CellEntry::knobs), without building it; null for an unknown name.
 nlohmann::json cell_knobs(const std::string& name);
 
+// The registered cell names (in-tree and loaded plugins), sorted.
+std::vector<std::string> registered_cell_names();
+
 // Instantiates every registered cell at width `d_model` and `state_budget` (0 = default sizing).
 std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length);
 

@@ -11,6 +11,8 @@ std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& confi
   return CellRegistry::instance().get(name, "cell").make(config);
 }
 
+std::vector<std::string> registered_cell_names() { return CellRegistry::instance().names(); }
+
 int64_t CellState::numbers_per_sequence() const {
   int64_t n = 0, batch = 0;
   for (const auto& t : tensors) {

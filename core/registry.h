@@ -17,6 +17,18 @@
 namespace rb {
 
 // Entry must have a `std::string name` member. Tag distinguishes registries with the same Entry type.
+// While plugins load (suite/plugins.h), a name registered twice is collected here instead of aborting, so
+// the loader can report it as bad input. Shared by every registry (one per process: the executable exports
+// it to the plugins it loads).
+struct RegistrationLog {
+  bool collecting = false;
+  std::vector<std::string> duplicates;
+};
+inline RegistrationLog& registration_log() {
+  static RegistrationLog log;
+  return log;
+}
+
 template <class Entry, class Tag = Entry>
 class Registry {
  public:
@@ -27,6 +39,10 @@ class Registry {
 
   // Adds an entry; a duplicate name is a programming error and aborts at start-up.
   bool add(Entry entry) {
+    if (find(entry.name) != nullptr && registration_log().collecting) {
+      registration_log().duplicates.push_back(entry.name);
+      return false;
+    }
     RB_ASSERT(find(entry.name) == nullptr, "duplicate registration of '" + entry.name + "'");
     entries_.push_back(std::move(entry));
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });

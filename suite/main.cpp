@@ -1,14 +1,26 @@
 // recallbench: the command line. Exit codes (every command): 0 success, 1 significant regression,
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "suite/cli.h"
 #include "suite/blas_core.h"
+#include "suite/plugins.h"
 #include "core/errors.h"
 
 int main(int argc, char** argv) {
   rb::maybe_reexec_with_better_blas_core(argv);
+  // Plugins register cells before any command is built or run (suite/plugins.h).
+  std::vector<std::string> plugins;
+  try {
+    plugins = rb::plugin_arguments(argc, argv);
+    rb::load_plugins(plugins);
+  } catch (const rb::UsageError& e) {
+    std::fprintf(stderr, "recallbench: error: %s\n", e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
+    return rb::kExitUsage;
+  }
   CLI::App app{
       "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
       "lock-in counts with exact statistics, and gates CI on significant regressions.\n"
@@ -16,6 +28,11 @@ int main(int argc, char** argv) {
       "4 internal error; 130 when `run` is interrupted (Ctrl-C, SIGTERM: finished runs are kept).",
       "recallbench"};
   app.require_subcommand(1);
+  // Declared for --help only: plugin_arguments() has already taken these out of argv.
+  std::vector<std::string> plugin_help;
+  app.add_option("--plugin", plugin_help,
+                 "Load cells from a shared library built against the installed cell API (repeatable; before the "
+                 "command; also RECALLBENCH_PLUGINS=a.so:b.so)");
   std::vector<std::pair<CLI::App*, rb::CommandFn>> commands;
   for (const auto& entry : rb::CommandRegistry::instance().entries()) {
     auto* sub = app.add_subcommand(entry.name, entry.help);
