@@ -95,9 +95,14 @@ Plan plan_from_flags(const RunOptions& o) {
   s.task.name = o.task;
   s.task.options = parse_kv(o.task_opts, "--task-opt");
   s.train.curriculum_options = parse_kv(o.curriculum_opts, "--curriculum-opt");
-  if (o.pairs >= 0) s.task.options["pairs"] = o.pairs;
-  if (o.length >= 0) s.task.options["length"] = o.length;
-  if (o.vocab >= 0) s.task.options["vocab"] = o.vocab;
+  for (const auto& [name, value] : {std::pair{"pairs", o.pairs}, {"length", o.length}, {"vocab", o.vocab}}) {
+    if (value < 0) continue;
+    if (s.task.options.contains(name))
+      throw UsageError(fmt::format("task option '{}' given twice: --{} {} and --task-opt {}={}", name, name, value, name,
+                                   s.task.options[name].dump()),
+                       "give it once");
+    s.task.options[name] = value;
+  }
   // The same plan builder as a battery's: an ad hoc battery of one cell, one task point and one recipe.
   // Resolving the spec first gives flag-level messages for a bad option before the battery's own.
   const RunSpec resolved = resolve_spec(s);
@@ -120,6 +125,15 @@ int run_run(RunOptions& o) {
   ro.shard = Shard::parse(o.shard);
   const Plan plan = plan_from_flags(o);
   ro.out = o.out;
+  {  // A results directory that cannot be one is bad input, before anything is planned or trained.
+    namespace fs = std::filesystem;
+    if (o.out.empty()) throw UsageError("--out is empty", "give a results directory, e.g. --out results");
+    std::error_code ec;
+    if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec))
+      throw UsageError("--out " + o.out + " exists and is not a directory", "give a results directory");
+    fs::create_directories(fs::path(o.out) / "runs", ec);
+    if (ec) throw UsageError("--out " + o.out + ": cannot create the results directory: " + ec.message());
+  }
   ro.jobs = o.jobs;
   ro.threads = o.threads;
   ro.force = o.force;
@@ -168,9 +182,9 @@ CommandFn add_run_command(CLI::App& s) {
                   "Cell name (see `recallbench list cells`); with --battery, a comma-separated list of cells to run "
                   "the battery's recipe on instead of its own cells (e.g. a new cell's leaderboard row)");
   sub->add_option("--task", o->task, "Task name (see `recallbench list tasks`)");
-  sub->add_option("--pairs", o->pairs, "Task option: key-value pairs")->check(CLI::PositiveNumber);
-  sub->add_option("--length", o->length, "Task option: sequence length")->check(CLI::PositiveNumber);
-  sub->add_option("--vocab", o->vocab, "Task option: vocabulary size")->check(CLI::PositiveNumber);
+  sub->add_option("--pairs", o->pairs, "Task option: key-value pairs")->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  sub->add_option("--length", o->length, "Task option: sequence length")->check(CLI::Range(int64_t{1}, int64_t{65536}));
+  sub->add_option("--vocab", o->vocab, "Task option: vocabulary size")->check(CLI::Range(int64_t{2}, int64_t{1000000}));
   sub->add_option("--task-opt", o->task_opts, "Other task option as key=value (repeatable)");
   sub->add_option("--cell-opt", o->cell_opts, "Cell option as key=value (repeatable), e.g. heads=2");
   sub->add_option("--seeds", o->seeds, "Seeds: 3, 0-9 or 0,2,5-7 (default 0)");
@@ -179,22 +193,26 @@ CommandFn add_run_command(CLI::App& s) {
                   "A/A replicate of a baseline (configs keep their keys; runs get new ones). Default 0, at most 1e9")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   sub->add_option("--out", o->out, "Results directory (default results); runs go to OUT/runs/");
-  sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::PositiveNumber);
+  sub->footer("Plausible bounds (beyond them a run is refused, exit 2): d_model 1..4096, layers 1..64, budget "
+              "0..2^26, steps 1..1e7, batch 1..65536, lr (0, 10], weight_decay 0..10, eval_every 1..1e7, "
+              "eval_examples 1..1e6, length 1..65536, vocab 2..1e6, pairs 1..1e5, and batch x length x d_model "
+              "<= 2^30 (suite/battery_schema.md).");
+  sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
   sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");
   sub->add_option("--retries", o->retries, "Extra attempts for a worker that crashes (default 1)")
-      ->check(CLI::NonNegativeNumber);
-  o->recipe_flags.push_back(sub->add_option("--steps", o->base.train.steps, "Maximum training steps (default 2000)")->check(CLI::PositiveNumber));
-  o->recipe_flags.push_back(sub->add_option("--batch", o->base.train.batch, "Sequences per step (default 64)")->check(CLI::PositiveNumber));
-  o->recipe_flags.push_back(sub->add_option("--lr", o->base.train.lr, "Peak learning rate, AdamW (default 3e-3)")->check(CLI::PositiveNumber));
+      ->check(CLI::Range(0, 100));
+  o->recipe_flags.push_back(sub->add_option("--steps", o->base.train.steps, "Maximum training steps (default 2000)")->check(CLI::Range(int64_t{1}, int64_t{10000000})));
+  o->recipe_flags.push_back(sub->add_option("--batch", o->base.train.batch, "Sequences per step (default 64)")->check(CLI::Range(int64_t{1}, int64_t{65536})));
+  o->recipe_flags.push_back(sub->add_option("--lr", o->base.train.lr, "Peak learning rate, AdamW, in (0, 10] (default 3e-3)")->check(CLI::Range(0.0, 10.0)));
   o->recipe_flags.push_back(sub->add_option("--eval-every", o->base.train.eval_every, "Steps between held-out evaluations (default 50)")
-      ->check(CLI::PositiveNumber));
+      ->check(CLI::Range(int64_t{1}, int64_t{10000000})));
   o->recipe_flags.push_back(sub->add_option("--eval-examples", o->base.train.eval_examples, "Held-out set size (default 512)")
-      ->check(CLI::PositiveNumber));
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000})));
   o->recipe_flags.push_back(sub->add_option("--threshold", o->base.train.threshold, "Lock-in threshold on held-out accuracy (default 0.99)"));
-  o->recipe_flags.push_back(sub->add_option("--d-model", o->base.model.d_model, "Model width (default 64)")->check(CLI::PositiveNumber));
-  o->recipe_flags.push_back(sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::PositiveNumber));
+  o->recipe_flags.push_back(sub->add_option("--d-model", o->base.model.d_model, "Model width (default 64)")->check(CLI::Range(int64_t{1}, int64_t{4096})));
+  o->recipe_flags.push_back(sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::Range(int64_t{1}, int64_t{64})));
   o->recipe_flags.push_back(sub->add_option("--budget", o->base.model.state_budget, "State budget per layer in numbers; 0 = cell default")
-      ->check(CLI::NonNegativeNumber));
+      ->check(CLI::Range(int64_t{0}, int64_t{67108864})));
   o->recipe_flags.push_back(sub->add_option("--curriculum", o->base.train.curriculum,
                                             "Curriculum: none, distance, ramp, gated (default none)"));
   o->recipe_flags.push_back(sub->add_option("--curriculum-opt", o->curriculum_opts,

@@ -69,9 +69,12 @@ std::vector<double> parse_list(const std::string& s, const std::string& what) {
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
+    if (item.empty())
+      throw UsageError(fmt::format("{}: got '{}', an empty item in the list", what, s), "example: --x 0.91,0.95,0.99");
     out.push_back(parse_real(item, what));
   }
+  if (!s.empty() && s.back() == ',')
+    throw UsageError(fmt::format("{}: got '{}', an empty item in the list", what, s), "example: --x 0.91,0.95,0.99");
   if (out.empty())
     throw UsageError(fmt::format("{}: got '{}', expected a non-empty comma-separated list of numbers", what, s),
                      "example: --x 0.91,0.95,0.99");

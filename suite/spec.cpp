@@ -1,6 +1,7 @@
 #include "suite/spec.h"
 
 #include <cctype>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -136,6 +137,38 @@ std::string RunSpec::file_name() const {
     else name += '_';
   }
   return name + ".json";
+}
+
+void check_plausible(const RunSpec& spec, const std::string& where) {
+  const auto check = [&](const char* field, double value, double lo, double hi, bool lo_open = false) {
+    if (!(lo_open ? value > lo : value >= lo) || !(value <= hi))
+      throw UsageError(fmt::format("{}: {} = {} is outside the plausible range {}{}, {}]", where, field, value,
+                                   lo_open ? "(" : "[", lo, hi),
+                       "recallbench run --help and suite/battery_schema.md list the bounds");
+  };
+  check("d_model", static_cast<double>(spec.model.d_model), 1, 4096);
+  check("layers", static_cast<double>(spec.model.layers), 1, 64);
+  check("state_budget", static_cast<double>(spec.model.state_budget), 0, 67108864);
+  check("steps", static_cast<double>(spec.train.steps), 1, 1e7);
+  check("batch", static_cast<double>(spec.train.batch), 1, 65536);
+  check("lr", spec.train.lr, 0, 10, true);
+  check("weight_decay", spec.train.weight_decay, 0, 10);
+  check("warmup", spec.train.warmup, 0, 1);
+  check("eval_every", static_cast<double>(spec.train.eval_every), 1, 1e7);
+  check("eval_examples", static_cast<double>(spec.train.eval_examples), 1, 1e6);
+  double length = 1;
+  for (const auto& [name, lo, hi] : {std::tuple{"length", 1.0, 65536.0}, {"vocab", 2.0, 1e6}, {"pairs", 1.0, 1e5}}) {
+    if (!spec.task.options.contains(name) || !spec.task.options.at(name).is_number()) continue;
+    const double v = spec.task.options.at(name).get<double>();
+    check((std::string("task option ") + name).c_str(), v, lo, hi);
+    if (std::string(name) == "length") length = v;
+  }
+  const double activation = static_cast<double>(spec.train.batch) * length * static_cast<double>(spec.model.d_model);
+  if (activation > 1073741824.0)
+    throw UsageError(fmt::format("{}: batch × length × d_model = {:.3g} numbers in one activation (more than 2^30, "
+                                 "4 GiB): an impossible config on this kind of machine",
+                                 where, activation),
+                     "lower the batch, the length or the width");
 }
 
 }  // namespace rb

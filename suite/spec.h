@@ -84,4 +84,11 @@ struct RunSpec {
 // 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical).
 std::string short_hash(const json& j);
 
+// Plausible bounds on a run, stated in `recallbench run --help` and suite/battery_schema.md. Beyond them a
+// run is an impossible config (exit 2) rather than an hour of swapping or a crash inside LibTorch:
+//   d_model 1..4096, layers 1..64, state_budget 0..2^26, steps 1..10^7, batch 1..65536, lr (0, 10],
+//   weight_decay 0..10, warmup 0..1, eval_every 1..10^7, eval_examples 1..10^6; task options length
+//   1..65536, vocab 2..10^6, pairs 1..10^5; and batch·length·d_model ≤ 2^30 (one 4 GiB activation).
+void check_plausible(const RunSpec& spec, const std::string& where = "run");
+
 }  // namespace rb

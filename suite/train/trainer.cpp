@@ -152,6 +152,7 @@ void set_torch_threads(int threads) {
 }
 
 RunSpec resolve_spec(RunSpec spec) {
+  check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
   auto task = make_task(spec.task.name, spec.task.options);
   spec.task.options = task->options();
   RB_CHECK_INPUT(spec.model.d_model >= 1 && spec.model.layers >= 1,
@@ -187,6 +188,7 @@ RunSpec resolve_spec(RunSpec spec) {
   cfg.options = spec.cell.options;
   cfg.path = spec.cell.path;
   spec.cell.options = make_cell(spec.cell.name, cfg)->resolved_options();
+  check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in
   return spec;
 }
 

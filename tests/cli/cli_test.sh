@@ -20,6 +20,15 @@ expect 2 "valid cell names: .*diag+conv" -- run --cell nope --task mqar --out "$
 expect 2 "valid task names: .*mqar" -- run --cell diag --task nope --out "$tmp"
 expect 2 "need 4·pairs ≤ length" -- run --cell diag --task mqar --pairs 40 --length 64 --out "$tmp"
 expect 2 "bad seed list" -- run --cell diag --task mqar --seeds 3-1 --out "$tmp"
+# Plausible bounds and impossible configs: refused before anything is trained.
+expect 2 "Value 0 not in range 1 to 10000000" -- run --cell diag --task mqar --steps 0 --out "$tmp"
+expect 2 "more than 2^30" -- run --cell diag --task mqar --d-model 4000 --batch 65536 --out "$tmp"
+expect 2 "length = 70000 is outside the plausible range" -- run --cell diag --task mqar --task-opt length=70000 --out "$tmp"
+expect 2 "task option 'pairs' given twice" -- run --cell diag --task mqar --pairs 8 --task-opt pairs=4 --out "$tmp"
+expect 2 "--out is empty" -- run --cell diag --task mqar --out ""
+expect 2 "is not a directory" -- run --cell diag --task mqar --out /dev/null
+expect 2 "File name too long" -- run --cell diag --task mqar --out "$tmp/$(printf 'a%.0s' $(seq 300))"
+expect 2 "an empty item in the list" -- stats mannwhitney --x 1,,2 --y 3,4
 expect 2 "unknown option 'colour'" -- run --cell diag --task mqar --task-opt colour=red --out "$tmp"
 expect 2 "valid battery names" -- run --battery nope --out "$tmp"
 expect 0 "p = 0.0197666" -- stats fisher 7 3 1 9

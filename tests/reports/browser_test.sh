@@ -91,7 +91,7 @@ if [ -f "$src/ci/leaderboard/leaderboard.json" ]; then
   screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-phone.png" 390 2400
 fi
 if [ -f "$src/ci/claims/seed-claims-results.json" ]; then
-  "$rb" verify --claims "$src/ci/claims/seed-claims.json" --results "$src/ci/claims/seed-claims-results.json" \
+  "$rb" verify --claims "$src/ci/claims/seed-claims.json" --results "$src"/ci/claims/seed-claims*-results.json \
     --html "$artifacts/claims.html" >/dev/null
   check_simple claims "$artifacts/claims.html" 'Verdicts'
   screenshot "$artifacts/claims.html" "$artifacts/claims-laptop.png" 1280 1800
