@@ -67,4 +67,7 @@ sed -e 's/"direction": "greater", "effect": {"a": 0.9, "b": 0.1}}, *$/"direction
 expect 1 "contradicted  conv" -- verify --claims "$tmp/reversed.json" --results "$tmp/stored"
 sed 's/"statistic": "fisher"/"statistic": "t-test"/' "$tmp/claims.json" >"$tmp/bad.json"
 expect 2 "expected fisher or mann-whitney" -- verify --claims "$tmp/bad.json" --results "$tmp/stored"
+# The gated smoke claim against the stored smoke baseline (what ci/gate checks on every commit).
+expect 0 "reproduced    conv-dominates-rank1-smoke" -- verify --claims "$2/ci/claims/smoke-claims.json" \
+  --results "$2/ci/baselines/smoke.json"
 exit $fail
