@@ -580,7 +580,8 @@ std::string section_configs(const RunSet& runs) {
         fmt_num(sm.recall.mean), fmt_num(sm.recall.sd), sm.recall.median, fmt_num(sm.recall.median),
         fmt_num(sm.recall.q1), fmt_num(sm.recall.q3), sm.median_lock_in_step,
         sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", c.state_size, c.state_size,
-        c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default", c.capacity_bits, c.capacity_bits,
+        (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
+        c.capacity_bits, c.capacity_bits,
         sm.floor_bits_per_number, c.parameters, c.parameters, c.train.value("steps", 0),
         c.train.contains("lr") ? c.train.at("lr").dump() : "?", esc(curriculum_of(c)), sm.failed);
   }

@@ -280,7 +280,8 @@ namespace {
 std::string rank_text(const OverallRow& o) { return fmt::format("{}{}", o.rank, o.tied ? "=" : ""); }
 
 std::string state_text(const Placing& p) {
-  return p.state_budget > 0 ? fmt::format("{} / {}", p.state_size, p.state_budget) : fmt::format("{} / own", p.state_size);
+  if (p.state_budget <= 0) return fmt::format("{} / own", p.state_size);
+  return fmt::format("{} / {}{}", p.state_size, p.state_budget, over_budget(p.state_size, p.state_budget));
 }
 
 std::string p_text(const Placing& p) {

@@ -213,7 +213,9 @@ std::string report_markdown(const ReportInput& in) {
     md += fmt::format("| {} | {} | {}/{} | {:.2f}–{:.2f} | {:.3f} | {} | {} ({}) | {:.0f} | {} |\n", md_escape(c.cell),
                       md_escape(c.task_label()), s.k, s.n, s.ci.low, s.ci.high, s.recall.median,
                       s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–", c.state_size,
-                      c.state_budget > 0 ? std::to_string(c.state_budget) : "default", c.capacity_bits,
+                      (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
+                          over_budget(c.state_size, c.state_budget),
+                      c.capacity_bits,
                       it == verdict_of.end() ? "–" : it->second);
   }
   md += "\n";

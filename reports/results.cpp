@@ -327,6 +327,12 @@ namespace {
 Config read_config(const json& j, const std::string& where);
 }  // namespace
 
+std::string over_budget(int64_t state_size, int64_t state_budget) {
+  if (state_budget <= 0) return "";
+  const double over = static_cast<double>(state_size) / static_cast<double>(state_budget) - 1.0;
+  return over > 0.10 ? fmt::format(" (over budget by {:.0f}%)", 100 * over) : "";
+}
+
 Config config_from_json(const json& j, const std::string& where) {
   return with_json_errors(where, [&] { return read_config(j, where); });
 }

@@ -114,6 +114,9 @@ struct ConfigSummary {
   double floor_bits_per_number = 0.0;  // capacity_bits / state_size: bits each state number must carry
 };
 ConfigSummary summarize(const Config& config, double level = 0.95);
+// " (over budget by 28%)" when a state exceeds its budget (> 0) by more than 10%, else "": such a cell is
+// not a matched-state entrant, and reports and the leaderboard say so beside its state.
+std::string over_budget(int64_t state_size, int64_t state_budget);
 Spread spread(std::vector<double> values);
 
 // Serialisation shared by baselines and reports. `with_curves` keeps the learning curves.

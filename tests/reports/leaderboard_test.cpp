@@ -173,6 +173,17 @@ TEST(Leaderboard, RowsJoinOnlyOnTheSameBatteryVersionAndTaskPoints) {
   EXPECT_EQ(rank_cells(copy).overall.front().locked, 10);
 }
 
+TEST(Leaderboard, StateOverTheBudgetIsFlagged) {
+  EXPECT_EQ(over_budget(1312, 1024), " (over budget by 28%)");
+  EXPECT_EQ(over_budget(1036, 1024), "");  // within 10%: the conv buffer of a sized cell
+  EXPECT_EQ(over_budget(5000, 0), "");     // no budget: the cell's own sizing
+  Config big = planted("big", 4, 5);
+  big.state_size = 2048;
+  Leaderboard board;
+  add_results(board, results({planted("a", 4, 5), big}), false);
+  EXPECT_NE(leaderboard_markdown(board, rank_cells(board)).find("2048 / 1024 (over budget by 100%)"), std::string::npos);
+}
+
 TEST(Leaderboard, StoredFileRoundTripsAndDamageIsRefused) {
   const fs::path dir = fs::temp_directory_path() / ("rb_leaderboard_" + std::to_string(::getpid()));
   fs::create_directories(dir);
