@@ -258,7 +258,22 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
       v.power = std::min(v.power, v.comparisons[i].power);
     }
     const bool powered = v.power >= kClaimPower;
-    const std::string power_text = fmt::format("power {:.2f} for the claimed effect", v.power);
+    // The observed effect beside the claimed one: significance alone does not say the size reproduced.
+    double observed = 0.0;
+    for (const auto& c : v.comparisons)
+      observed += claim.statistic == "fisher"
+                      ? static_cast<double>(c.k_a) / std::max<int64_t>(c.n_a, 1) - static_cast<double>(c.k_b) / std::max<int64_t>(c.n_b, 1)
+                      : c.recall_a - c.recall_b;
+    observed /= static_cast<double>(v.comparisons.size());
+    const double size = claim.statistic == "fisher" ? std::abs(claim.effect_a - claim.effect_b) : claim.shift;
+    const char* unit = claim.statistic == "fisher" ? "lock-in rate" : "recall";
+    const std::string claimed = claim.direction == "greater" ? fmt::format("+{:.2f} {}", size, unit)
+                                : claim.direction == "less"  ? fmt::format("−{:.2f} {}", size, unit)
+                                : claim.direction == "none"  ? fmt::format("|Δ| < {:.2f} {}", size, unit)
+                                                             : fmt::format("Δ > −{:.2f} {} (not worse)", size, unit);
+    const std::string power_text =
+        fmt::format("observed {:+.3f}{}, claimed {}; power {:.2f} for the claimed effect", observed,
+                    claim.statistic == "fisher" ? " lock-in rate" : " recall", claimed, v.power);
     if (claim.direction == "greater" || claim.direction == "less") {
       if (all_expected) v.verdict = "reproduced";
       else if (any_opposite) v.verdict = "contradicted";
