@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -326,8 +327,12 @@ Baseline read_baseline(const std::filesystem::path& path) {
   if (!configs.is_array() || configs.empty())
     throw UsageError(where + ": field 'configs' must be a non-empty array", hint);
   try {
-    for (size_t i = 0; i < configs.size(); ++i)
+    std::set<std::string> keys;
+    for (size_t i = 0; i < configs.size(); ++i) {
       b.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
+      if (!keys.insert(b.configs.back().key).second)
+        throw UsageError(fmt::format("{}: configs[{}]: config {} appears twice", where, i, b.configs.back().key));
+    }
   } catch (const UsageError& e) {
     throw UsageError(e.what(), hint);
   }

@@ -227,6 +227,9 @@ RunSet read_results(const fs::path& path) {
     }
     set.context = doc.value("context", json::object());
     std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
+    for (size_t i = 1; i < set.configs.size(); ++i)
+      if (set.configs[i].key == set.configs[i - 1].key)
+        throw UsageError(where + ": config " + set.configs[i].key + " appears twice", "restore the file from git");
     return set;
   }
   throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline' or 'recallbench.report'");
@@ -375,6 +378,12 @@ Config read_config(const json& j, const std::string& where) {
     s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
     s.lock_in_step = integer_or(sj, "lock_in_step", -1);
     s.steps = integer_or(sj, "steps", 0);
+    if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
+    if (s.locked_in != (s.lock_in_step >= 0))
+      throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,
+                                   s.locked_in, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
+    if (s.steps < 0 || (s.locked_in && s.steps > 0 && s.lock_in_step > s.steps))
+      throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
     s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
     s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
     s.curve = curve_from_json(sj.value("curve", json::array()));

@@ -2,6 +2,7 @@
 # The command line end to end: exit codes and messages (DESIGN.md: 0 ok, 2 bad input/usage).
 set -u
 rb="$1"
+src="$(cd "$(dirname "$0")/../.." && pwd)"  # the source tree (stored baselines)
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,6 +30,21 @@ expect 2 "--out is empty" -- run --cell diag --task mqar --out ""
 expect 2 "is not a directory" -- run --cell diag --task mqar --out /dev/null
 expect 2 "File name too long" -- run --cell diag --task mqar --out "$tmp/$(printf 'a%.0s' $(seq 300))"
 expect 2 "an empty item in the list" -- stats mannwhitney --x 1,,2 --y 3,4
+# Inconsistent baselines: a config twice, a negative seed, locked_in contradicting lock_in_step.
+bad=$(mktemp -d)  # not $tmp: the test checks that rejected commands leave $tmp empty
+python3 - "$src/ci/baselines/smoke.json" "$bad" <<'PY'
+import json, sys
+base, out = json.load(open(sys.argv[1])), sys.argv[2]
+def save(name, edit):
+    d = json.loads(json.dumps(base)); edit(d); json.dump(d, open(f"{out}/{name}.json", "w"))
+save("dupcfg", lambda d: d["configs"].append(d["configs"][0]))
+save("negseed", lambda d: d["configs"][0]["seeds"][0].update(seed=-1))
+save("contra", lambda d: d["configs"][0]["seeds"][0].update(locked_in=True, lock_in_step=None))
+PY
+expect 2 "appears twice" -- compare --baseline "$bad/dupcfg.json" --current "$src/ci/baselines/smoke.json"
+expect 2 "seed -1 is negative" -- compare --baseline "$bad/negseed.json" --current "$src/ci/baselines/smoke.json"
+expect 2 "contradict each other" -- compare --baseline "$bad/contra.json" --current "$src/ci/baselines/smoke.json"
+rm -rf "$bad"
 expect 2 "unknown option 'colour'" -- run --cell diag --task mqar --task-opt colour=red --out "$tmp"
 expect 2 "valid battery names" -- run --battery nope --out "$tmp"
 expect 0 "p = 0.0197666" -- stats fisher 7 3 1 9
