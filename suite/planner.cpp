@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cells/catalog.h"
 #include "core/knobs.h"
 #include "core/errors.h"
@@ -100,6 +102,23 @@ Plan make_plan(const Battery& battery) {
     throw UsageError(where + ": field 'reference': cell '" + battery.reference + "' is not registered in this build",
                      "registered cells: " + registered_list);
 
+  // The size of the plan before it is built: a battery of a billion runs is bad input, not an allocation
+  // failure (grids multiply: cells × points × recipes × seeds).
+  {
+    double runs = 0;
+    for (const auto& task : battery.tasks) {
+      double points = 1, cells_here = 0, recipes_here = 0;
+      for (const auto& [k, values] : task.grid) points *= static_cast<double>(values.size());
+      for (const auto& c : cells) cells_here += task.runs(c) ? 1 : 0;
+      for (const auto& r : battery.recipes) recipes_here += task.uses(r.name) ? 1 : 0;
+      runs += points * cells_here * recipes_here * static_cast<double>(battery.seeds.size());
+    }
+    if (runs > static_cast<double>(kMaxPlanRuns))
+      throw UsageError(fmt::format("{}: {:.3g} runs (cells × grid points × recipes × seeds), more than the {} one plan "
+                                   "may hold",
+                                   where, runs, kMaxPlanRuns),
+                       "split the battery, or use fewer seeds or grid values");
+  }
   std::map<std::string, std::string> seen;  // run key → where it came from
   for (size_t ti = 0; ti < battery.tasks.size(); ++ti) {
     const auto& task = battery.tasks[ti];

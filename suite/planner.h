@@ -50,6 +50,10 @@ struct Plan {
 
 // Expands and resolves every run before anything is trained. Unregistered cells, unknown tasks or task
 // options, impossible grid points and duplicate runs: UsageError naming the battery field.
+// The most runs one plan may hold (1e6: the paper preset is 2400, a Slurm array of 1e6 tasks is beyond any
+// cluster's limit); larger batteries are refused before anything is expanded.
+inline constexpr int64_t kMaxPlanRuns = 1'000'000;
+
 Plan make_plan(const Battery& battery);
 
 // Names of the cells registered in this build, in registry order.

@@ -44,6 +44,9 @@ PY
 expect 2 "appears twice" -- compare --baseline "$bad/dupcfg.json" --current "$src/ci/baselines/smoke.json"
 expect 2 "seed -1 is negative" -- compare --baseline "$bad/negseed.json" --current "$src/ci/baselines/smoke.json"
 expect 2 "contradict each other" -- compare --baseline "$bad/contra.json" --current "$src/ci/baselines/smoke.json"
+# A battery of 7e8 runs: refused by its size, not an allocation failure.
+python3 -c "import json,sys; json.dump({'schema_version':1,'name':'huge','cells':'all','seeds':'0-99999','tasks':[{'name':'mqar','options':{'vocab':64},'grid':{'pairs':list(range(1,200)),'length':[1024,2048,4096]}}]}, open(sys.argv[1],'w'))" "$bad/huge.json"
+expect 2 "more than the 1000000 one plan may hold" -- plan --battery "$bad/huge.json"
 rm -rf "$bad"
 expect 2 "unknown option 'colour'" -- run --cell diag --task mqar --task-opt colour=red --out "$tmp"
 expect 2 "valid battery names" -- run --battery nope --out "$tmp"
