@@ -353,6 +353,7 @@ Config read_config(const json& j, const std::string& where) {
   c.model = require_field<json>(j, "model", where);
   c.train = require_field<json>(j, "train", where);
   c.state_size = require_field<int64_t>(j, "state_size", where);
+  if (c.state_size < 0) throw UsageError(fmt::format("{}: state_size {} is negative", where, c.state_size));
   c.state_budget = require_field<int64_t>(j, "state_budget", where);
   c.parameters = integer_or(j, "parameters", 0);
   c.architecture = j.value("architecture", "");

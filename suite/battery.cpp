@@ -105,7 +105,7 @@ std::string get_string(const json& obj, const std::string& key, const std::strin
 }
 
 bool valid_name(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+  return !s.empty() && s.size() <= 100 && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
 }
@@ -206,7 +206,7 @@ Battery Battery::from_json(const json& j, const std::string& where) {
 
   Battery b;
   b.name = get_string(j, "name", where, "name");
-  if (!valid_name(b.name)) fail(where, "name", "a name of letters, digits, _ - .", j["name"]);
+  if (!valid_name(b.name)) fail(where, "name", "a name of at most 100 letters, digits, _ - .", j["name"]);
   if (j.contains("description")) {
     if (!j["description"].is_string()) fail(where, "description", "a string", j["description"]);
     b.description = j["description"].get<std::string>();

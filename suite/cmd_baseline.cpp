@@ -29,6 +29,11 @@ int run_update(const BaselineOptions& o) {
     throw UsageError("baseline name got '" + o.battery + "', expected letters, digits, '.', '_' or '-'",
                      "use the battery's name, e.g. smoke");
   const reports::RunSet runs = reports::load_results(o.results);
+  if (!runs.battery.empty() && runs.battery != o.battery)
+    throw UsageError("baseline update " + o.battery + ": the results in " + o.results + " come from battery '" +
+                         runs.battery + "' (their plan.json)",
+                     "a baseline is named after its battery: recallbench baseline update " + runs.battery +
+                         " --results " + o.results);
   const std::string out = o.out.empty() ? "ci/baselines/" + o.battery + ".json" : o.out;
   std::set<std::string> before;
   if (std::filesystem::exists(out)) {

@@ -1,6 +1,7 @@
 #include "suite/spec.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <tuple>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,23 @@ void check_plausible(const RunSpec& spec, const std::string& where) {
     const double v = spec.task.options.at(name).get<double>();
     check((std::string("task option ") + name).c_str(), v, lo, hi);
     if (std::string(name) == "length") length = v;
+  }
+  // Cell options that size the cell (heads, key_dim, window, d_state, ...): whole numbers in [0, 65536], heads at
+  // most d_model. Beyond them LibTorch fails on an allocation inside the cell.
+  for (const auto& [name, value] : spec.cell.options.items()) {
+    double v = 0;
+    if (value.is_number()) {
+      v = value.get<double>();
+    } else if (value.is_string()) {  // --cell-opt heads=8 arrives as text
+      const std::string text = value.get<std::string>();
+      char* end = nullptr;
+      v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) continue;  // not a number: the cell judges it
+    } else {
+      continue;
+    }
+    check((std::string("cell option ") + name).c_str(), v, 0, 65536);
+    if (name == "heads") check("cell option heads", v, 0, static_cast<double>(spec.model.d_model));
   }
   const double activation = static_cast<double>(spec.train.batch) * length * static_cast<double>(spec.model.d_model);
   if (activation > 1073741824.0)

@@ -47,6 +47,12 @@ expect 2 "contradict each other" -- compare --baseline "$bad/contra.json" --curr
 # A battery of 7e8 runs: refused by its size, not an allocation failure.
 python3 -c "import json,sys; json.dump({'schema_version':1,'name':'huge','cells':'all','seeds':'0-99999','tasks':[{'name':'mqar','options':{'vocab':64},'grid':{'pairs':list(range(1,200)),'length':[1024,2048,4096]}}]}, open(sys.argv[1],'w'))" "$bad/huge.json"
 expect 2 "more than the 1000000 one plan may hold" -- plan --battery "$bad/huge.json"
+expect 2 "cell option heads = 1000000000 is outside the plausible range" -- run --cell diag --task mqar --cell-opt heads=1000000000 --out "$tmp"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['configs'][0]['state_size']=-5; json.dump(d,open(sys.argv[2],'w'))" \
+  "$src/ci/baselines/smoke.json" "$bad/negstate.json"
+expect 2 "state_size -5 is negative" -- compare --baseline "$bad/negstate.json" --current "$src/ci/baselines/smoke.json"
+python3 -c "import json,sys; json.dump({'schema_version':1,'name':'x'*100000,'cells':['diag'],'seeds':'0','tasks':[{'name':'mqar'}]}, open(sys.argv[1],'w'))" "$bad/longname.json"
+expect 2 "a name of at most 100 letters" -- plan --battery "$bad/longname.json"
 rm -rf "$bad"
 expect 2 "unknown option 'colour'" -- run --cell diag --task mqar --task-opt colour=red --out "$tmp"
 expect 2 "valid battery names" -- run --battery nope --out "$tmp"
