@@ -55,6 +55,19 @@ check "3 corrupt files reported" test "$(grep -c 'warning: corrupt result' "$tmp
 check "3 runs retrained" grep -q " 3 trained, 5 already done" "$tmp/co.out"
 check "corrupt files kept aside" test "$(ls "$tmp/j1/corrupt" | wc -l)" = 3
 check "aggregate unchanged after corrupt rerun" cmp -s "$tmp/agg.ref" "$tmp/j1/aggregate.json"
+# The hostile kinds (issue 13): a wrong type, an overflowing number, 100,000 levels of nesting, a 50,000-level
+# array in the curve. Each is moved aside and rerun; the aggregate is the clean one, byte for byte.
+files=("$tmp"/j1/runs/*.json)
+echo '{"kind": 5}' >"${files[3]}"
+sed 's/"final_accuracy": [0-9.e-]*/"final_accuracy": 1e999/' "${files[4]}" >"$tmp/t" && mv "$tmp/t" "${files[4]}"
+{ printf '%.0s[' $(seq 100000); printf '%.0s]' $(seq 100000); } >"${files[5]}"
+sed 's/"curve": \[/"curve": [XX/' "${files[6]}" | sed "s/XX/$(printf '%.0s[' $(seq 50000))$(printf '%.0s]' $(seq 50000)),/" >"$tmp/t" &&
+  mv "$tmp/t" "${files[6]}"
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/co2.out" 2>"$tmp/co2.err"
+check "hostile rerun exits 0" test $? = 0
+check "4 hostile files reported" test "$(grep -c 'warning: corrupt result' "$tmp/co2.err")" = 4
+check "4 runs retrained" grep -q " 4 trained, 4 already done" "$tmp/co2.out"
+check "aggregate unchanged after hostile rerun" cmp -s "$tmp/agg.ref" "$tmp/j1/aggregate.json"
 
 # Bad battery files: exit 2, the field named, nothing written.
 # Each bad file is the tiny battery with one thing wrong (sed on its text: no python needed).
