@@ -374,12 +374,10 @@ std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
   return md;
 }
 
-std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
-  std::string body = fmt::format(
-      "<header><h1>recallbench: claims</h1><p class=\"meta\">{} claims from <code>{}</code> · {}</p></header>"
-      "<section><h2>Verdicts</h2><div class=\"scroll\"><table class=\"changes\"><thead><tr><th>claim</th><th>verdict"
-      "</th><th>a vs b (Holm p)</th><th>power</th><th>sentence</th></tr></thead><tbody>",
-      verdicts.size(), html_escape(set.source), utc_now());
+std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts) {
+  std::string body =
+      "<section id=\"claims\"><h2>Claims</h2><div class=\"scroll\"><table class=\"changes\"><thead><tr><th>claim</th>"
+      "<th>verdict</th><th>a vs b (Holm p)</th><th>effect and power</th><th>sentence</th></tr></thead><tbody>";
   for (const auto& v : verdicts) {
     const std::string cls = v.verdict == "reproduced" ? "v-imp" : v.verdict == "contradicted" ? "v-reg" : v.verdict == "undecided" ? "v-inc" : "";
     body += fmt::format("<tr class=\"{}\"><td data-label=\"claim\"><code>{}</code>{}</td><td data-label=\"verdict\"><b>{}"
@@ -389,8 +387,14 @@ std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& 
                         html_escape(v.verdict), html_escape(counts_text(v, "; ")), html_escape(v.note),
                         html_escape(v.claim->quote), html_escape(v.claim->a.describe()), html_escape(v.claim->b.describe()));
   }
-  body += "</tbody></table></div></section>";
-  return html_page("recallbench claims", body);
+  return body + "</tbody></table></div></section>";
+}
+
+std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
+  const std::string header =
+      fmt::format("<header><h1>recallbench: claims</h1><p class=\"meta\">{} claims from <code>{}</code> · {}</p></header>",
+                  verdicts.size(), html_escape(set.source), utc_now());
+  return html_page("recallbench claims", header + verdicts_section_html(verdicts));
 }
 
 }  // namespace rb::reports

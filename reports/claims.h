@@ -101,5 +101,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
 std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts);
+// The verdict table as one <section> (the report's claims section, and the body of verdicts_html).
+std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts);
 
 }  // namespace rb::reports

@@ -41,6 +41,9 @@ inline void add_output_flags(CLI::App* sub, OutputFlags& o) {
   sub->add_option("--json", o.json, "Write the JSON report here (schema: reports/schema/report.schema.json)");
   sub->add_option("--md", o.md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");
   sub->add_option("--bench", o.bench, "Kernel throughput: a Google Benchmark JSON file to show in the report");
+  sub->add_option("--claims", o.claims,
+                  "A claims file (e.g. ci/claims/smoke-claims.json): a section with each claim's verdict on these "
+                  "results (recallbench verify gates on them)");
 }
 
 }  // namespace rb::reports

@@ -715,6 +715,7 @@ std::string report_html(const ReportInput& in) {
   page += section_sweeps(runs, color_of);
   page += section_lottery(runs);
   page += section_contrasts(in.contrasts);
+  page += in.claims_html;  // verify's verdicts, with --claims
   page += section_survival(in);
   page += section_curves(runs);
   page += section_kernels(in.bench);

@@ -132,7 +132,8 @@ json report_json(const ReportInput& in) {
           {"contrasts", contrasts_to_json(in.contrasts)},
           {"baseline", in.comparison ? json(in.baseline_path) : json(nullptr)},
           {"comparison", in.comparison ? comparison_to_json(*in.comparison) : json(nullptr)},
-          {"bench", bench}};
+          {"bench", bench},
+          {"claims", in.claims}};
 }
 
 std::string report_markdown(const ReportInput& in) {
@@ -231,6 +232,7 @@ std::string report_markdown(const ReportInput& in) {
                       "lock-in | rate diff | p | p ({0}) |\n|---|---|---|---|---|\n",
                       in.contrasts.front().adjust) +
           contrasts + "\n";
+  if (!in.claims_markdown.empty()) md += "### Claims (recallbench verify)\n\n" + in.claims_markdown + "\n";
   return md;
 }
 

@@ -30,6 +30,8 @@ struct ReportInput {
   std::string baseline_path;                    // where the baseline came from
   json bench = nullptr;                         // kernel throughput: a Google Benchmark JSON, when given
   std::string title = "recallbench report";
+  std::string claims_html, claims_markdown;  // the claims section (verify's verdicts), when asked for
+  json claims = nullptr;
 };
 
 // The overall verdict of a report: the comparison's, or "no baseline" without one.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/json_io.h"
+#include "reports/claims.h"
 #include "reports/report.h"
 
 namespace rb::reports {
@@ -33,6 +34,13 @@ int run_report(const std::string& current_path, const std::string& baseline_path
                                      : !runs.declared_contrasts.empty() ? runs.declared_contrasts
                                                                         : infer_contrasts(runs.configs);
   ReportInput in;
+  if (!out.claims.empty()) {  // read before anything is written, like the baseline
+    const ClaimSet claims = read_claims(out.claims);
+    const auto verdicts = verify_claims(claims, {runs});
+    in.claims = verdicts_json(claims, verdicts);
+    in.claims_markdown = verdicts_markdown(verdicts);
+    in.claims_html = verdicts_section_html(verdicts);
+  }
   in.runs = &runs;
   in.contrasts = test_contrasts(runs.configs, specs, gate.alpha, gate.adjust);
   in.comparison = cmp ? &*cmp : nullptr;

@@ -28,6 +28,7 @@ struct GateFlags {
 // Where `report` and `compare` write their documents ("" = not written).
 struct OutputFlags {
   std::string html, json, md, bench;
+  std::string claims;  // a claims file (reports/claims_schema.md): its verdicts on these results join the report
 };
 
 // Loads, compares (when a baseline is given), writes what was asked for, prints the verdict, and returns

@@ -93,7 +93,7 @@ fi
 if [ -f "$src/ci/claims/seed-claims-results.json" ]; then
   "$rb" verify --claims "$src/ci/claims/seed-claims.json" --results "$src"/ci/claims/seed-claims*-results.json \
     --html "$artifacts/claims.html" >/dev/null
-  check_simple claims "$artifacts/claims.html" 'Verdicts'
+  check_simple claims "$artifacts/claims.html" 'id="claims"'
   screenshot "$artifacts/claims.html" "$artifacts/claims-laptop.png" 1280 1800
 fi
 exit $fail

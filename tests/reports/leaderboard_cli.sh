@@ -67,6 +67,12 @@ sed -e 's/"direction": "greater", "effect": {"a": 0.9, "b": 0.1}}, *$/"direction
 expect 1 "contradicted  conv" -- verify --claims "$tmp/reversed.json" --results "$tmp/stored"
 sed 's/"statistic": "fisher"/"statistic": "t-test"/' "$tmp/claims.json" >"$tmp/bad.json"
 expect 2 "expected fisher or mann-whitney" -- verify --claims "$tmp/bad.json" --results "$tmp/stored"
+# The claims section of the report.
+expect 0 "verdict: no baseline" -- report "$tmp/stored" --claims "$tmp/claims.json" --md "$tmp/r.md" --html "$tmp/r.html" \
+  --json "$tmp/r.json"
+grep -q "### Claims (recallbench verify)" "$tmp/r.md" || { echo "FAIL: the Markdown report lacks the claims"; fail=1; }
+grep -q 'id="claims"' "$tmp/r.html" || { echo "FAIL: the HTML report lacks the claims"; fail=1; }
+grep -q '"kind": "recallbench.verdicts"' "$tmp/r.json" || { echo "FAIL: the JSON report lacks the claims"; fail=1; }
 # The gated smoke claim against the stored smoke baseline (what ci/gate checks on every commit).
 expect 0 "reproduced    conv-dominates-rank1-smoke" -- verify --claims "$2/ci/claims/smoke-claims.json" \
   --results "$2/ci/baselines/smoke.json"
