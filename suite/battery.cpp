@@ -501,6 +501,15 @@ const char* const kLeaderboard = R"JSON({
 // 1024, 10 seeds, the leaderboard's recipes (so the configs both batteries share, MQAR 8 pairs and
 // collision, have the same run keys and one results directory serves both). Each task entry runs only
 // the cells its claims compare. Collision with one layer is the preset seed-claims-1layer.
+// Sized from the leaderboard pilots (2 seeds a config, 1500 steps of batch 32): MQAR 8 pairs/length 64
+// separates the conv knob (diag+conv, rank1+conv lock in at steps 300-650; unarmed cells and mamba2 stay
+// at recall 0.03-0.17); collision 4 pairs/length 32 is solved by the armed cells (450-950 steps); a 4-pair
+// haystack at length 64 with the distance curriculum brought rank1+conv to 0.87 (length 128 and 256 cost
+// 2x and 5x per run, so the curriculum claim runs at 64); S_3 at lengths 8 and 16 stays below lock-in for
+// every cell (recall 0.29-0.69), so state tracking is compared on recall. Unarmed 16-pair MQAR and the
+// haystack rows run the full 1500 steps (40-100 s a run here), the armed MQAR rows stop early.
+// Measured: the 170 runs took 4757 s wall with 2 workers (2.6 core-hours, builds sharing the machine);
+// seed-claims-1layer 37 s. Verdicts: docs/claims.md.
 const char* const kSeedClaims = R"JSON({
   "schema_version": 1, "name": "seed-claims",
   "description": "the seed preprint's claims at width 32, state 1024, 10 seeds (with seed-claims-1layer; verify --claims ci/claims/seed-claims.json)",
