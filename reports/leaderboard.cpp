@@ -164,7 +164,9 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
     row.configs.push_back(std::move(stored));
   }
   std::vector<std::string> added;
-  for (auto& [cell, row] : fresh) {
+  for (auto& entry : fresh) {
+    const std::string cell = entry.first;  // (a structured binding cannot be captured by the lambda below in C++17)
+    LeaderboardRow& row = entry.second;
     row.added = utc_now();
     row.source = runs.source;
     row.context = runs.context;
