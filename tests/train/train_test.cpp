@@ -219,9 +219,10 @@ TEST(RunSchema, RealTrainerOutputValidates) {
   docs.push_back(train_run(resolve_spec(locked), nullptr));
   EXPECT_TRUE(docs.back()["result"]["locked_in"].get<bool>());
   auto diverged = small("diag", "mqar", {{"pairs", 2}, {"length", 16}, {"vocab", 32}}, 20, 2);
-  diverged.train.lr = 1e30;
   diverged.train.warmup = 0;
-  docs.push_back(train_run(resolve_spec(diverged), nullptr));
+  RunSpec exploding = resolve_spec(diverged);
+  exploding.train.lr = 1e30;  // past resolve_spec's plausible bounds on purpose: the trainer must record the blow-up
+  docs.push_back(train_run(exploding, nullptr));
   EXPECT_EQ(docs.back()["result"]["status"], "diverged");
   EXPECT_TRUE(docs.back()["result"]["divergence"].is_object());
   for (const auto& doc : docs) {
