@@ -184,12 +184,11 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
 Standing rank_cells(const Leaderboard& board, double alpha) {
   Standing st;
   st.alpha = alpha;
-  std::map<std::string, size_t> index_of;
+  std::set<std::string> seen_points;
   for (const auto& r : board.rows) {
     for (const auto& c : r.configs) {
       const std::string p = point_of(c);
-      if (index_of.count(p)) continue;
-      index_of[p] = st.tasks.size();
+      if (!seen_points.insert(p).second) continue;
       TaskStanding t;
       t.point = p;
       t.label = label_of(c);

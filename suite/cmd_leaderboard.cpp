@@ -38,16 +38,11 @@ int run_leaderboard(const LeaderboardOptions& o) {
     const auto cells = reports::add_results(board, reports::load_results(dir), true);
     fmt::print("{}: {} row{} ({})\n", dir, cells.size(), cells.size() == 1 ? "" : "s", fmt::join(cells, ", "));
   }
+  if (!o.add.empty()) board.updated = reports::utc_now();
+  const reports::Leaderboard to_store = board;  // the stored rows and --add's; --results rows are shown, not stored
   for (const auto& dir : o.results) reports::add_results(board, reports::load_results(dir), true);
   const reports::Standing st = reports::rank_cells(board, o.alpha);
   if (!o.add.empty()) {
-    board.updated = reports::utc_now();
-    reports::Leaderboard to_store = board;
-    if (!o.results.empty()) {  // --results rows are shown, not stored
-      to_store = stored ? reports::read_leaderboard(o.file) : reports::Leaderboard{};
-      for (const auto& dir : o.add) reports::add_results(to_store, reports::load_results(dir), false);
-      to_store.updated = board.updated;
-    }
     write_json_atomic(o.file, reports::leaderboard_json(to_store));
     fmt::print("wrote {}: {} rows; review it and commit it: git add {}\n", o.file, to_store.rows.size(), o.file);
   }
