@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -83,15 +84,6 @@ void check_fields(const json& obj, const std::string& where, const std::string& 
   }
 }
 
-int64_t get_int(const json& obj, const std::string& key, const std::string& where, const std::string& field,
-                int64_t lo) {
-  const json& v = obj.at(key);
-  if (!v.is_number_integer()) fail(where, field, "an integer ≥ " + std::to_string(lo), v);
-  const int64_t x = v.get<int64_t>();
-  if (x < lo) fail(where, field, "an integer ≥ " + std::to_string(lo), v);
-  return x;
-}
-
 double get_number(const json& obj, const std::string& key, const std::string& where, const std::string& field) {
   const json& v = obj.at(key);
   if (!v.is_number()) fail(where, field, "a number", v);
@@ -108,6 +100,20 @@ bool valid_name(const std::string& s) {
   return !s.empty() && s.size() <= 100 && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
+}
+
+// One number of a model or recipe (a row of model_numbers() or train_numbers()): type and plausible range.
+template <class Spec>
+void read_number(const json& v, const SpecNumber<Spec>& row, Spec& s, const std::string& where, const std::string& field) {
+  const std::string expected = std::string(row.is_integer() ? "an integer" : "a number") + " in " + row.range();
+  if (!(row.is_integer() ? v.is_number_integer() : v.is_number()) || !row.in_range(v.get<double>()))
+    fail(where, field, expected, v);
+  std::visit([&](auto m) { s.*m = v.get<std::remove_reference_t<decltype(s.*m)>>(); }, row.member);
+}
+
+template <class Spec>
+const SpecNumber<Spec>& number_row(const std::vector<SpecNumber<Spec>>& rows, const std::string& name) {
+  return *std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.name == name; });
 }
 
 json train_to_json(const TrainSpec& t) {
@@ -130,21 +136,16 @@ BatteryRecipe recipe_from_json(const json& r, const std::string& where, const st
   if (!valid_name(out.name)) fail(where, field + ".name", "a name of letters, digits, _ - .", r["name"]);
   TrainSpec& t = out.train;
   const std::string f = field + ".";
-  if (r.contains("steps")) t.steps = get_int(r, "steps", where, f + "steps", 1);
-  if (r.contains("batch")) t.batch = get_int(r, "batch", where, f + "batch", 1);
-  if (r.contains("eval_every")) t.eval_every = get_int(r, "eval_every", where, f + "eval_every", 1);
-  if (r.contains("eval_examples")) t.eval_examples = get_int(r, "eval_examples", where, f + "eval_examples", 1);
-  if (r.contains("lr")) t.lr = get_number(r, "lr", where, f + "lr");
-  if (r.contains("weight_decay")) t.weight_decay = get_number(r, "weight_decay", where, f + "weight_decay");
-  if (r.contains("warmup")) t.warmup = get_number(r, "warmup", where, f + "warmup");
+  for (const auto& row : train_numbers()) {  // every number of the recipe, with its plausible range
+    if (!r.contains(row.name) || std::string(row.name) == "threshold") continue;  // the threshold is the battery's
+    read_number(r[row.name], row, t, where, f + row.name);
+  }
   if (r.contains("curriculum")) t.curriculum = get_string(r, "curriculum", where, f + "curriculum");
   if (r.contains("impl")) t.impl = get_string(r, "impl", where, f + "impl");
   if (r.contains("curriculum_options")) {
     if (!r["curriculum_options"].is_object()) fail(where, f + "curriculum_options", "an object", r["curriculum_options"]);
     t.curriculum_options = r["curriculum_options"];
   }
-  if (!(t.lr > 0)) fail(where, f + "lr", "a positive number", r["lr"]);
-  if (!(t.warmup >= 0 && t.warmup < 1)) fail(where, f + "warmup", "a fraction in [0, 1)", r["warmup"]);
   return out;
 }
 
@@ -241,14 +242,15 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     const json& m = j["model"];
     if (!m.is_object()) fail(where, "model", "an object {\"d_model\", \"layers\", \"mlp\"}", m);
     check_fields(m, where, "model.", {"d_model", "layers", "mlp"});
-    if (m.contains("d_model")) b.model.d_model = get_int(m, "d_model", where, "model.d_model", 1);
-    if (m.contains("layers")) b.model.layers = get_int(m, "layers", where, "model.layers", 1);
+    for (const char* name : {"d_model", "layers"})
+      if (m.contains(name)) read_number(m[name], number_row(model_numbers(), name), b.model, where, std::string("model.") + name);
     if (m.contains("mlp")) {
       if (!m["mlp"].is_boolean()) fail(where, "model.mlp", "true or false", m["mlp"]);
       b.model.mlp = m["mlp"].get<bool>();
     }
   }
-  if (j.contains("state_budget")) b.model.state_budget = get_int(j, "state_budget", where, "state_budget", 0);
+  if (j.contains("state_budget"))
+    read_number(j["state_budget"], number_row(model_numbers(), "state_budget"), b.model, where, "state_budget");
   if (j.contains("threshold")) {
     b.threshold = get_number(j, "threshold", where, "threshold");
     if (!(b.threshold > 0 && b.threshold <= 1)) fail(where, "threshold", "a number in (0, 1]", j["threshold"]);

@@ -9,12 +9,14 @@
 // rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
 // the per-config lock-in counts (suite/runner.h).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -193,26 +195,38 @@ CommandFn add_run_command(CLI::App& s) {
                   "A/A replicate of a baseline (configs keep their keys; runs get new ones). Default 0, at most 1e9")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   sub->add_option("--out", o->out, "Results directory (default results); runs go to OUT/runs/");
-  sub->footer("Plausible bounds (beyond them a run is refused, exit 2): d_model 1..4096, layers 1..64, budget "
-              "0..2^26, steps 1..1e7, batch 1..65536, lr (0, 10], weight_decay 0..10, eval_every 1..1e7, "
-              "eval_examples 1..1e6, length 1..65536, vocab 2..1e6, pairs 1..1e5, and batch x length x d_model "
-              "<= 2^30 (suite/battery_schema.md).");
+  std::string bounds;
+  const auto add_bounds = [&](const auto& rows) {
+    for (const auto& row : rows) bounds += fmt::format("{} {}, ", row.name, row.range());
+  };
+  add_bounds(model_numbers());
+  add_bounds(train_numbers());
+  sub->footer("Plausible bounds (beyond them a run is refused, exit 2): " + bounds +
+              "length [1, 65536], vocab [2, 1e6], pairs [1, 1e5], and batch x length x d_model <= 2^30 "
+              "(suite/battery_schema.md).");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
   sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");
   sub->add_option("--retries", o->retries, "Extra attempts for a worker that crashes (default 1)")
       ->check(CLI::Range(0, 100));
-  o->recipe_flags.push_back(sub->add_option("--steps", o->base.train.steps, "Maximum training steps (default 2000)")->check(CLI::Range(int64_t{1}, int64_t{10000000})));
-  o->recipe_flags.push_back(sub->add_option("--batch", o->base.train.batch, "Sequences per step (default 64)")->check(CLI::Range(int64_t{1}, int64_t{65536})));
-  o->recipe_flags.push_back(sub->add_option("--lr", o->base.train.lr, "Peak learning rate, AdamW, in (0, 10] (default 3e-3)")->check(CLI::Range(0.0, 10.0)));
-  o->recipe_flags.push_back(sub->add_option("--eval-every", o->base.train.eval_every, "Steps between held-out evaluations (default 50)")
-      ->check(CLI::Range(int64_t{1}, int64_t{10000000})));
-  o->recipe_flags.push_back(sub->add_option("--eval-examples", o->base.train.eval_examples, "Held-out set size (default 512)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000000})));
-  o->recipe_flags.push_back(sub->add_option("--threshold", o->base.train.threshold, "Lock-in threshold on held-out accuracy (default 0.99)"));
-  o->recipe_flags.push_back(sub->add_option("--d-model", o->base.model.d_model, "Model width (default 64)")->check(CLI::Range(int64_t{1}, int64_t{4096})));
-  o->recipe_flags.push_back(sub->add_option("--layers", o->base.model.layers, "Number of blocks (default 2)")->check(CLI::Range(int64_t{1}, int64_t{64})));
-  o->recipe_flags.push_back(sub->add_option("--budget", o->base.model.state_budget, "State budget per layer in numbers; 0 = cell default")
-      ->check(CLI::Range(int64_t{0}, int64_t{67108864})));
+  // The model's and the recipe's numbers, one flag per row of model_numbers() and train_numbers().
+  static const RunSpec defaults;
+  const auto add_number_flags = [&](auto& spec, const auto& rows, const auto& defaults) {
+    for (const auto& row : rows) {
+      const std::string help = fmt::format("{}{} (default {})", static_cast<char>(std::toupper(row.help[0])),
+                                           row.help + 1, row.get(defaults));
+      const CLI::Validator in_range(
+          [row](std::string& text) {
+            double v = 0;
+            try { v = std::stod(text); } catch (const std::exception&) { return std::string(); }  // CLI11 reports the type
+            return row.in_range(v) ? std::string() : fmt::format("{} is outside {}", text, row.range());
+          },
+          row.range());
+      std::visit([&](auto m) { o->recipe_flags.push_back(sub->add_option(row.flag, spec.*m, help)->check(in_range)); },
+                 row.member);
+    }
+  };
+  add_number_flags(o->base.model, model_numbers(), defaults.model);
+  add_number_flags(o->base.train, train_numbers(), defaults.train);
   o->recipe_flags.push_back(sub->add_option("--curriculum", o->base.train.curriculum,
                                             "Curriculum: none, distance, ramp, gated (default none)"));
   o->recipe_flags.push_back(sub->add_option("--curriculum-opt", o->curriculum_opts,

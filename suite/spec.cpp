@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <tuple>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -41,27 +42,65 @@ void prepare_script_cell(NamedSpec& cell, const std::string& base_dir) {
   cell.options["content_hash"] = fmt::format("{:012x}", hash_string(bytes) & 0xFFFFFFFFFFFFull);
 }
 
+template <class Spec>
+std::string SpecNumber<Spec>::range() const {
+  return fmt::format("{}{}, {}{}", lo_open ? "(" : "[", lo, hi, hi_open ? ")" : "]");
+}
+
+const std::vector<SpecNumber<ModelSpec>>& model_numbers() {
+  static const std::vector<SpecNumber<ModelSpec>> rows = {
+      {"d_model", "--d-model", &ModelSpec::d_model, 1, 4096, false, false, "model width"},
+      {"layers", "--layers", &ModelSpec::layers, 1, 64, false, false, "number of blocks"},
+      {"state_budget", "--budget", &ModelSpec::state_budget, 0, 67108864, false, false,
+       "state budget per layer in numbers; 0 = the cell's default"},
+  };
+  return rows;
+}
+
+const std::vector<SpecNumber<TrainSpec>>& train_numbers() {
+  static const std::vector<SpecNumber<TrainSpec>> rows = {
+      {"steps", "--steps", &TrainSpec::steps, 1, 1e7, false, false, "maximum training steps"},
+      {"batch", "--batch", &TrainSpec::batch, 1, 65536, false, false, "sequences per step"},
+      {"lr", "--lr", &TrainSpec::lr, 0, 10, true, false, "peak learning rate (AdamW)"},
+      {"weight_decay", "--weight-decay", &TrainSpec::weight_decay, 0, 10, false, false, "AdamW weight decay"},
+      {"warmup", "--warmup", &TrainSpec::warmup, 0, 1, false, true, "linear warmup as a fraction of steps"},
+      {"eval_every", "--eval-every", &TrainSpec::eval_every, 1, 1e7, false, false, "steps between held-out evaluations"},
+      {"eval_examples", "--eval-examples", &TrainSpec::eval_examples, 1, 1e6, false, false, "held-out set size"},
+      {"threshold", "--threshold", &TrainSpec::threshold, 0, 1, true, false, "lock-in threshold on held-out accuracy"},
+  };
+  return rows;
+}
+
+template struct SpecNumber<ModelSpec>;
+template struct SpecNumber<TrainSpec>;
+
+namespace {
+
+template <class Spec>
+void numbers_to_json(const Spec& s, const std::vector<SpecNumber<Spec>>& rows, json& out) {
+  for (const auto& row : rows) std::visit([&](auto m) { out[row.name] = s.*m; }, row.member);
+}
+
+template <class Spec>
+void numbers_from_json(const json& j, const std::string& where, const std::vector<SpecNumber<Spec>>& rows, Spec& s) {
+  for (const auto& row : rows)
+    std::visit([&](auto m) { s.*m = require_field<std::remove_reference_t<decltype(s.*m)>>(j, row.name, where); },
+               row.member);
+}
+
+}  // namespace
+
 json RunSpec::to_json() const {
   json j{
       {"cell", {{"name", cell.name}, {"options", cell.options}}},
-      {"model",
-       {{"d_model", model.d_model}, {"layers", model.layers}, {"state_budget", model.state_budget},
-        {"mlp", model.mlp}}},
+      {"model", {{"mlp", model.mlp}}},
       {"task", {{"name", task.name}, {"options", task.options}}},
       {"train",
-       {{"steps", train.steps},
-        {"batch", train.batch},
-        {"lr", train.lr},
-        {"weight_decay", train.weight_decay},
-        {"warmup", train.warmup},
-        {"eval_every", train.eval_every},
-        {"eval_examples", train.eval_examples},
-        {"threshold", train.threshold},
-        {"curriculum", train.curriculum},
-        {"curriculum_options", train.curriculum_options},
-        {"impl", train.impl}}},
+       {{"curriculum", train.curriculum}, {"curriculum_options", train.curriculum_options}, {"impl", train.impl}}},
       {"seed", seed},
   };
+  numbers_to_json(model, model_numbers(), j["model"]);
+  numbers_to_json(train, train_numbers(), j["train"]);
   if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
   if (!cell.path.empty()) j["cell"]["path"] = cell.path;  // additive, and not in the key (config_key)
   return j;
@@ -85,21 +124,11 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
   s.cell = named_from_json(require_field<json>(j, "cell", where), where + ".cell");
   s.task = named_from_json(require_field<json>(j, "task", where), where + ".task");
   const json m = require_field<json>(j, "model", where);
-  const std::string mw = where + ".model";
-  s.model.d_model = require_field<int64_t>(m, "d_model", mw);
-  s.model.layers = require_field<int64_t>(m, "layers", mw);
-  s.model.state_budget = require_field<int64_t>(m, "state_budget", mw);
-  s.model.mlp = require_field<bool>(m, "mlp", mw);
+  numbers_from_json(m, where + ".model", model_numbers(), s.model);
+  s.model.mlp = require_field<bool>(m, "mlp", where + ".model");
   const json t = require_field<json>(j, "train", where);
   const std::string tw = where + ".train";
-  s.train.steps = require_field<int64_t>(t, "steps", tw);
-  s.train.batch = require_field<int64_t>(t, "batch", tw);
-  s.train.lr = require_field<double>(t, "lr", tw);
-  s.train.weight_decay = require_field<double>(t, "weight_decay", tw);
-  s.train.warmup = require_field<double>(t, "warmup", tw);
-  s.train.eval_every = require_field<int64_t>(t, "eval_every", tw);
-  s.train.eval_examples = require_field<int64_t>(t, "eval_examples", tw);
-  s.train.threshold = require_field<double>(t, "threshold", tw);
+  numbers_from_json(t, tw, train_numbers(), s.train);
   s.train.curriculum = require_field<std::string>(t, "curriculum", tw);
   s.train.curriculum_options = require_field<json>(t, "curriculum_options", tw);
   s.train.impl = require_field<std::string>(t, "impl", tw);
@@ -141,27 +170,23 @@ std::string RunSpec::file_name() const {
 }
 
 void check_plausible(const RunSpec& spec, const std::string& where) {
-  const auto check = [&](const char* field, double value, double lo, double hi, bool lo_open = false) {
-    if (!(lo_open ? value > lo : value >= lo) || !(value <= hi))
-      throw UsageError(fmt::format("{}: {} = {} is outside the plausible range {}{}, {}]", where, field, value,
-                                   lo_open ? "(" : "[", lo, hi),
-                       "recallbench run --help and suite/battery_schema.md list the bounds");
+  const auto fail = [&](const std::string& field, double value, const std::string& range) {
+    throw UsageError(fmt::format("{}: {} = {} is outside the plausible range {}", where, field, value, range),
+                     "recallbench run --help and suite/battery_schema.md list the bounds");
   };
-  check("d_model", static_cast<double>(spec.model.d_model), 1, 4096);
-  check("layers", static_cast<double>(spec.model.layers), 1, 64);
-  check("state_budget", static_cast<double>(spec.model.state_budget), 0, 67108864);
-  check("steps", static_cast<double>(spec.train.steps), 1, 1e7);
-  check("batch", static_cast<double>(spec.train.batch), 1, 65536);
-  check("lr", spec.train.lr, 0, 10, true);
-  check("weight_decay", spec.train.weight_decay, 0, 10);
-  check("warmup", spec.train.warmup, 0, 1);
-  check("eval_every", static_cast<double>(spec.train.eval_every), 1, 1e7);
-  check("eval_examples", static_cast<double>(spec.train.eval_examples), 1, 1e6);
+  const auto check = [&](const auto& row, double value) {
+    if (!row.in_range(value)) fail(row.name, value, row.range());
+  };
+  const auto check_closed = [&](const std::string& field, double value, double lo, double hi) {
+    if (!(value >= lo && value <= hi)) fail(field, value, fmt::format("[{}, {}]", lo, hi));
+  };
+  for (const auto& row : model_numbers()) check(row, row.get(spec.model));
+  for (const auto& row : train_numbers()) check(row, row.get(spec.train));
   double length = 1;
   for (const auto& [name, lo, hi] : {std::tuple{"length", 1.0, 65536.0}, {"vocab", 2.0, 1e6}, {"pairs", 1.0, 1e5}}) {
     if (!spec.task.options.contains(name) || !spec.task.options.at(name).is_number()) continue;
     const double v = spec.task.options.at(name).get<double>();
-    check((std::string("task option ") + name).c_str(), v, lo, hi);
+    check_closed(std::string("task option ") + name, v, lo, hi);
     if (std::string(name) == "length") length = v;
   }
   // Cell options that size the cell (heads, key_dim, window, d_state, ...): whole numbers in [0, 65536], heads at
@@ -178,8 +203,8 @@ void check_plausible(const RunSpec& spec, const std::string& where) {
     } else {
       continue;
     }
-    check((std::string("cell option ") + name).c_str(), v, 0, 65536);
-    if (name == "heads") check("cell option heads", v, 0, static_cast<double>(spec.model.d_model));
+    check_closed("cell option " + name, v, 0, 65536);
+    if (name == "heads") check_closed("cell option heads", v, 0, static_cast<double>(spec.model.d_model));
   }
   const double activation = static_cast<double>(spec.train.batch) * length * static_cast<double>(spec.model.d_model);
   if (activation > 1073741824.0)

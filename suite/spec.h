@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -81,14 +82,37 @@ struct RunSpec {
   std::string file_name() const;
 };
 
+// The numbers of a model and of a training recipe, each spelled once: its JSON name (battery recipes and run
+// documents use it; `run`'s flag is `flag`), the member it sets, its plausible bounds and what it means.
+// RunSpec::to_json/from_json, check_plausible, battery recipes and `run`'s flags are all built from these
+// tables, so a new number is one new row.
+template <class Spec>
+struct SpecNumber {
+  const char* name;                                            // "eval_every"
+  const char* flag;                                            // "--eval-every"
+  std::variant<int64_t Spec::*, double Spec::*> member;
+  double lo, hi;
+  bool lo_open;                                                // (lo, hi] instead of [lo, hi]
+  bool hi_open;                                                // [lo, hi) instead of [lo, hi]
+  const char* help;                                            // one line for --help and error hints
+
+  double get(const Spec& s) const {
+    return std::visit([&](auto m) { return static_cast<double>(s.*m); }, member);
+  }
+  bool is_integer() const { return std::holds_alternative<int64_t Spec::*>(member); }
+  bool in_range(double v) const { return (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi); }
+  std::string range() const;                                   // "[1, 1e+07]", "(0, 10]"
+};
+const std::vector<SpecNumber<ModelSpec>>& model_numbers();
+const std::vector<SpecNumber<TrainSpec>>& train_numbers();
+
 // 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical).
 std::string short_hash(const json& j);
 
 // Plausible bounds on a run, stated in `recallbench run --help` and suite/battery_schema.md. Beyond them a
-// run is an impossible config (exit 2) rather than an hour of swapping or a crash inside LibTorch:
-//   d_model 1..4096, layers 1..64, state_budget 0..2^26, steps 1..10^7, batch 1..65536, lr (0, 10],
-//   weight_decay 0..10, warmup 0..1, eval_every 1..10^7, eval_examples 1..10^6; task options length
-//   1..65536, vocab 2..10^6, pairs 1..10^5; and batch·length·d_model ≤ 2^30 (one 4 GiB activation).
+// run is an impossible config (exit 2) rather than an hour of swapping or a crash inside LibTorch: every
+// row of model_numbers() and train_numbers(); task options length 1..65536, vocab 2..10^6, pairs 1..10^5;
+// cell options 0..65536 (heads at most d_model); and batch·length·d_model ≤ 2^30 (one 4 GiB activation).
 void check_plausible(const RunSpec& spec, const std::string& where = "run");
 
 }  // namespace rb

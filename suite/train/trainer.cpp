@@ -155,17 +155,7 @@ RunSpec resolve_spec(RunSpec spec) {
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
   auto task = make_task(spec.task.name, spec.task.options);
   spec.task.options = task->options();
-  RB_CHECK_INPUT(spec.model.d_model >= 1 && spec.model.layers >= 1,
-                 "model: d_model and layers must be ≥ 1, got d_model " + std::to_string(spec.model.d_model) +
-                     ", layers " + std::to_string(spec.model.layers));
-  const auto& t = spec.train;
-  RB_CHECK_INPUT(t.steps >= 1, "train: steps must be ≥ 1, got " + std::to_string(t.steps));
-  RB_CHECK_INPUT(t.batch >= 1, "train: batch must be ≥ 1, got " + std::to_string(t.batch));
-  RB_CHECK_INPUT(t.lr > 0 && std::isfinite(t.lr), "train: lr must be a positive number");
-  RB_CHECK_INPUT(t.warmup >= 0 && t.warmup < 1, "train: warmup is a fraction of steps in [0, 1)");
-  RB_CHECK_INPUT(t.eval_every >= 1, "train: eval_every must be ≥ 1");
-  RB_CHECK_INPUT(t.eval_examples >= 1, "train: eval_examples must be ≥ 1");
-  RB_CHECK_INPUT(t.threshold > 0 && t.threshold <= 1, "train: threshold must be in (0, 1]");
+  const auto& t = spec.train;  // its numbers were checked against train_numbers() by check_plausible
   RB_CHECK_INPUT(spec.train.curriculum_options.is_object(),
                  "train: curriculum_options must be a JSON object, got " + spec.train.curriculum_options.dump());
   try {

@@ -22,7 +22,7 @@ expect 2 "valid task names: .*mqar" -- run --cell diag --task nope --out "$tmp"
 expect 2 "need 4·pairs ≤ length" -- run --cell diag --task mqar --pairs 40 --length 64 --out "$tmp"
 expect 2 "bad seed list" -- run --cell diag --task mqar --seeds 3-1 --out "$tmp"
 # Plausible bounds and impossible configs: refused before anything is trained.
-expect 2 "Value 0 not in range 1 to 10000000" -- run --cell diag --task mqar --steps 0 --out "$tmp"
+expect 2 "--steps: 0 is outside" -- run --cell diag --task mqar --steps 0 --out "$tmp"
 expect 2 "more than 2^30" -- run --cell diag --task mqar --d-model 4000 --batch 65536 --out "$tmp"
 expect 2 "length = 70000 is outside the plausible range" -- run --cell diag --task mqar --task-opt length=70000 --out "$tmp"
 expect 2 "task option 'pairs' given twice" -- run --cell diag --task mqar --pairs 8 --task-opt pairs=4 --out "$tmp"
