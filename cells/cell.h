@@ -27,7 +27,7 @@ struct CellConfig {
   int64_t d_model = 64;          // residual width D
   int64_t state_budget = 0;      // target state per layer in numbers; 0 = the cell's default sizing
   int64_t max_length = 0;        // longest sequence the cell will see (attention's state grows with it)
-  std::string impl = "auto";     // kernel implementation: auto|ref|chunked|fused
+  std::string impl = "auto";     // kernel implementation: auto|ref|chunked|fused, or cuda (forward only)
   nlohmann::json options = nlohmann::json::object();  // cell-specific options (see each cell's defaults)
   std::string path;              // a TorchScript cell's file ("script:" names; suite/spec.h prepares it)
   bool preflight = true;         // a TorchScript cell refuses to build when it fails the shape, finiteness or

@@ -44,7 +44,7 @@ class Mamba2Cell final : public Cell {
     H_ = E_ / P_;
     RB_CHECK_INPUT(N_ >= 0, where + ": d_state must be ≥ 0 (0 = sized to the budget), got " + std::to_string(N_));
     if (N_ == 0) size_to_budget(cfg.state_budget);
-    parse_kernel_impl(impl_);  // UsageError for anything but auto|ref|chunked|fused
+    parse_kernel_impl(impl_);  // UsageError for anything but auto|ref|chunked|fused|cuda
     const int64_t D = cfg.d_model;
     in_proj_ = register_module("in_proj",
                                torch::nn::Linear(torch::nn::LinearOptions(D, 2 * E_ + 2 * N_ + H_).bias(false)));

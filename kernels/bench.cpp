@@ -101,6 +101,7 @@ int register_matching(const std::regex& filter, bool multithreaded) {
     for (const auto& s : bench_grid())
       for (const char* mode : {"/fwd/", "/fwdbwd/"}) {
         const auto& e = *ep;
+        if (e.backend != "cpu") continue;  // CPU timings only; the GPU's are rb_cuda_bench's (kernels/cuda)
         const auto name = e.name + mode + shape_name(s);
         if (!std::regex_search(name, filter)) continue;
         wanted[name] = true;

@@ -7,7 +7,8 @@
 namespace rb {
 
 struct KernelInfo {
-  std::string name, recurrence, impl, description;
+  std::string name, recurrence, impl, backend, description;
+  std::string unavailable;  // why it cannot run here, or ""
 };
 
 std::vector<KernelInfo> kernel_catalog();

@@ -1,5 +1,7 @@
-// The kernel registry: every implementation of every recurrence, by name, so that one parameterized
-// test (tests/kernels/kernel_test.cpp) and one benchmark harness cover each the moment it exists.
+// The kernel registry: every implementation of every recurrence on every backend, by name, so that one
+// parameterized test (tests/kernels/kernel_test.cpp) and one benchmark harness cover each the moment it
+// exists. Backends: "cpu" (ref, chunked, fused; kernels/<family>/) and "cuda" (kernels/cuda/torch_backend.cpp,
+// registered only in builds with nvcc; forward only; it reports itself unavailable where no GPU is present).
 //
 // Dimension letters used throughout kernels/: B batch, H heads, T time, K key dim, V value dim, C chunk.
 // Layout: q, k {B, H, T, K}; v, o {B, H, T, V}; fp32.
@@ -28,7 +30,7 @@ struct KernelShape {
 struct KernelEntry {
   std::string name;        // "<recurrence>_<impl>", e.g. "linear_attn_chunked"
   std::string recurrence;  // "linear_attn"
-  std::string impl;        // "ref" | "chunked" | "fused"
+  std::string impl;        // "ref" | "chunked" | "fused" | "cuda"
   std::string description;
   // Random inputs of `shape` (requires_grad set on the differentiable ones), deterministic in `seed`.
   std::function<std::vector<torch::Tensor>(const KernelShape& shape, uint64_t seed)> make_inputs;
@@ -41,7 +43,17 @@ struct KernelEntry {
   std::function<double(const KernelShape& shape)> bytes = {};
   // Whether the recurrence has a data-dependent decay (its inputs honour KernelShape::gate_scale).
   bool decay = false;
+  std::string backend = "cpu";  // "cpu" | "cuda"
+  bool differentiable = true;   // forward builds an autograd graph (the CUDA kernels are forward only)
+  // Why this entry cannot run on this machine (e.g. "no CUDA device"), or "" when it can; empty = always runs.
+  std::function<std::string()> unavailable = {};
 };
+
+// Runs the registered implementation `recurrence`_`impl` (e.g. "gla", "cuda") on `inputs`, for the dispatchers'
+// non-CPU implementations. UsageError (exit 2) naming what is missing when the build has no such entry, the
+// entry is unavailable here, or gradients are needed from a forward-only entry.
+torch::Tensor forward_registered(const std::string& recurrence, const std::string& impl,
+                                 const std::vector<torch::Tensor>& inputs);
 
 using KernelRegistry = Registry<KernelEntry>;
 

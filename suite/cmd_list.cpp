@@ -88,8 +88,11 @@ int run_list(const ListOptions& o) {
     nlohmann::json arr = nlohmann::json::array();
     if (!o.json) fmt::print("kernels:\n");
     for (const auto& k : kernel_catalog()) {
-      arr.push_back({{"name", k.name}, {"recurrence", k.recurrence}, {"impl", k.impl}, {"description", k.description}});
-      if (!o.json) fmt::print("  {:<28} {:<8} {}\n", k.name, k.impl, k.description);
+      arr.push_back({{"name", k.name}, {"recurrence", k.recurrence}, {"impl", k.impl}, {"backend", k.backend},
+                     {"description", k.description}, {"available", k.unavailable.empty()}});
+      if (!o.json)
+        fmt::print("  {:<28} {:<8} {:<5} {}{}\n", k.name, k.impl, k.backend, k.description,
+                   k.unavailable.empty() ? "" : " [unavailable here: " + k.unavailable + "]");
     }
     out["kernels"] = arr;
   }

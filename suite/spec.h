@@ -62,7 +62,8 @@ struct TrainSpec {
   // Extra held-out lengths for a length-generalisation curve (evaluated at the end of training); empty =
   // none. Recorded in to_json() only when non-empty, so keys of runs without it are unchanged.
   std::vector<int64_t> eval_lengths;
-  std::string impl = "auto";         // kernel implementation the cell trains on: auto|ref|chunked|fused
+  std::string impl = "auto";         // kernel implementation the cell trains on: auto|ref|chunked|fused (not
+                                     // cuda: forward only)
 };
 
 struct RunSpec {

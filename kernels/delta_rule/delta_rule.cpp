@@ -151,6 +151,9 @@ torch::Tensor delta_rule(const torch::Tensor& q, const torch::Tensor& k, const t
       return delta_rule_ref(q, k, v, beta, g);
     case KernelImpl::kChunked:
       return delta_rule_chunked(q, k, v, beta, g);
+    case KernelImpl::kCuda:
+      return g.defined() ? forward_registered("gated_delta_rule", "cuda", {q, k, v, beta, g})
+                         : forward_registered("delta_rule", "cuda", {q, k, v, beta});
     case KernelImpl::kFused:
       break;
   }

@@ -150,6 +150,8 @@ torch::Tensor gla(const torch::Tensor& q, const torch::Tensor& k, const torch::T
       return gla_ref(q, k, v, g);
     case KernelImpl::kChunked:
       return gla_chunked(q, k, v, g);
+    case KernelImpl::kCuda:
+      return forward_registered("gla", "cuda", {q, k, v, g});
     case KernelImpl::kFused:
       break;
   }

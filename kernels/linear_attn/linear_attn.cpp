@@ -51,6 +51,8 @@ torch::Tensor linear_attn(const torch::Tensor& q, const torch::Tensor& k, const 
       return linear_attn_ref(q, k, v);
     case KernelImpl::kChunked:
       return linear_attn_chunked(q, k, v);
+    case KernelImpl::kCuda:
+      return forward_registered("linear_attn", "cuda", {q, k, v});
     case KernelImpl::kFused:
       break;
   }

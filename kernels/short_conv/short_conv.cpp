@@ -4,6 +4,7 @@
 
 #include "kernels/check.h"
 #include "kernels/cpu/recurrence_cpu.h"
+#include "core/errors.h"
 #include "kernels/impl.h"
 #include "kernels/kernel.h"
 
@@ -95,7 +96,12 @@ torch::Tensor short_conv_fused(const torch::Tensor& x, const torch::Tensor& weig
 
 torch::Tensor short_conv(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool silu,
                          const std::string& impl) {
-  if (parse_kernel_impl(impl) == KernelImpl::kRef || !x.is_cpu()) return short_conv_ref(x, weight, bias, silu);
+  const KernelImpl which = parse_kernel_impl(impl);
+  if (which == KernelImpl::kCuda) {
+    RB_CHECK_INPUT(silu, "short_conv impl cuda: the registered CUDA entry applies SiLU; use auto/ref/fused without it");
+    return forward_registered("short_conv", "cuda", {x, weight, bias});
+  }
+  if (which == KernelImpl::kRef || !x.is_cpu()) return short_conv_ref(x, weight, bias, silu);
   return short_conv_fused(x, weight, bias, silu);
 }
 

@@ -75,6 +75,8 @@ torch::Tensor ssd(const torch::Tensor& q, const torch::Tensor& k, const torch::T
       return ssd_ref(q, k, v, g);
     case KernelImpl::kChunked:
       return ssd_chunked(q, k, v, g);
+    case KernelImpl::kCuda:
+      return forward_registered("ssd", "cuda", {q, k, v, g});
     case KernelImpl::kFused:
       break;
   }

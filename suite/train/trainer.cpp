@@ -156,6 +156,8 @@ RunSpec resolve_spec(RunSpec spec) {
   auto task = make_task(spec.task.name, spec.task.options);
   spec.task.options = task->options();
   const auto& t = spec.train;  // its numbers were checked against train_numbers() by check_plausible
+  RB_CHECK_INPUT(t.impl != "cuda", "train: impl 'cuda' is forward only (the CUDA kernels have no backward); train "
+                                   "with auto|ref|chunked|fused");
   RB_CHECK_INPUT(spec.train.curriculum_options.is_object(),
                  "train: curriculum_options must be a JSON object, got " + spec.train.curriculum_options.dump());
   try {

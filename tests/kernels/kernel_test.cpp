@@ -57,9 +57,21 @@ std::vector<Case> cases() {
       {2, 2, 300, 16, 12, 0.01},  // decay near 1
       {2, 2, 130, 16, 12, 30.0},  // decay near 0
   };
+#ifdef RB_CUDA_EMULATION
+  // The CUDA backend on emulated fibers (tests/cuda): the same kinds of shape, short enough to take seconds.
+  const KernelShape emulated_shapes[] = {{2, 2, 1, 16, 16}, {2, 2, 70, 16, 8}, {3, 1, 64, 33, 17},
+                                         {2, 2, 40, 16, 12, 0.01}, {2, 2, 40, 16, 12, 30.0}};
+#endif
   std::vector<Case> out;
   for (const auto& e : KernelRegistry::instance().entries()) {
     if (e.impl == "ref") continue;
+#ifdef RB_CUDA_EMULATION
+    if (e.backend == "cuda") {
+      for (const auto& s : emulated_shapes)
+        if (e.decay || s.gate_scale == 1.0) out.push_back({e.name, s});
+      continue;
+    }
+#endif
     for (const auto& s : shapes) out.push_back({e.name, s});
     if (e.decay)
       for (const auto& s : decay_shapes) out.push_back({e.name, s});
@@ -77,12 +89,17 @@ class KernelVsReference : public testing::TestWithParam<Case> {};
 TEST_P(KernelVsReference, OutputsAndGradientsMatch) {
   const auto& c = GetParam();
   const auto& fast = KernelRegistry::instance().get(c.kernel, "kernel");
+  if (fast.unavailable) {
+    const std::string why = fast.unavailable();
+    if (!why.empty()) GTEST_SKIP() << c.kernel << " (" << fast.backend << " backend) cannot run here: " << why;
+  }
   const KernelEntry* ref = KernelRegistry::instance().find(fast.recurrence + "_ref");
   ASSERT_NE(ref, nullptr) << "every recurrence needs a _ref implementation";
   auto xr = ref->make_inputs(c.shape, 1234), xf = fast.make_inputs(c.shape, 1234);
   auto yr = ref->forward(xr), yf = fast.forward(xf);
   ASSERT_TRUE(torch::isfinite(yr).all().item<bool>());
   expect_close(yr, yf, c.kernel + " output");
+  if (!fast.differentiable) return;  // forward-only backend (CUDA): outputs only
   auto gen = at::make_generator<at::CPUGeneratorImpl>(99);
   auto dy = at::randn(yr.sizes(), gen, yr.options());
   (yr * dy).sum().backward();
@@ -185,6 +202,38 @@ TEST(Dispatchers, EveryImplAgreesAndBadNamesAreUsageErrors) {
   auto cx = torch::randn({2, 10, 6}), cw = torch::randn({6, 4}), cb = torch::randn({6});
   expect_close(short_conv(cx, cw, cb, true, "ref"), short_conv(cx, cw, cb, true, "auto"), "short_conv auto");
   EXPECT_THROW(short_conv(cx, cw, cb, true, ""), UsageError);
+}
+
+// impl "cuda" through every dispatcher: the registered CUDA entries where a device (or the emulation) runs them,
+// equal to "ref" and refusing gradients (forward only); elsewhere a UsageError saying what is missing.
+TEST(Dispatchers, CudaImplRunsOrSaysWhyNot) {
+  const KernelShape s{1, 2, 12, 8, 8};
+  auto x = KernelRegistry::instance().get("gated_delta_rule_ref", "kernel").make_inputs(s, 3);
+  auto gk = KernelRegistry::instance().get("gla_ref", "kernel").make_inputs(s, 3)[3];
+  auto cx = torch::randn({2, 10, 6}), cw = torch::randn({6, 4}), cb = torch::randn({6});
+  const KernelEntry* e = KernelRegistry::instance().find("gla_cuda");
+  const std::string why = e && e->unavailable ? e->unavailable() : "";
+  if (e == nullptr || !why.empty()) {
+    try {
+      gla(x[0], x[1], x[2], gk, "cuda");
+      FAIL() << "expected a UsageError";
+    } catch (const UsageError& err) {
+      EXPECT_NE(std::string(err.what()).find(e ? "cannot run here" : "this build has no gla_cuda"), std::string::npos)
+          << err.what();
+    }
+    return;
+  }
+  EXPECT_THROW(gla(x[0], x[1], x[2], gk, "cuda"), UsageError);  // the inputs require gradients
+  torch::NoGradGuard no_grad;
+  expect_close(delta_rule(x[0], x[1], x[2], x[3], x[4], "ref"), delta_rule(x[0], x[1], x[2], x[3], x[4], "cuda"),
+               "gated delta_rule cuda");
+  expect_close(delta_rule(x[0], x[1], x[2], x[3], {}, "ref"), delta_rule(x[0], x[1], x[2], x[3], {}, "cuda"),
+               "delta_rule cuda");
+  expect_close(gla(x[0], x[1], x[2], gk, "ref"), gla(x[0], x[1], x[2], gk, "cuda"), "gla cuda");
+  expect_close(ssd(x[0], x[1], x[2], x[4], "ref"), ssd(x[0], x[1], x[2], x[4], "cuda"), "ssd cuda");
+  expect_close(linear_attn(x[0], x[1], x[2], "ref"), linear_attn(x[0], x[1], x[2], "cuda"), "linear_attn cuda");
+  expect_close(short_conv(cx, cw, cb, true, "ref"), short_conv(cx, cw, cb, true, "cuda"), "short_conv cuda");
+  EXPECT_THROW(short_conv(cx, cw, cb, false, "cuda"), UsageError);
 }
 
 TEST(Dispatchers, ShapeErrorsSayWhatWasExpected) {

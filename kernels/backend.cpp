@@ -1,0 +1,31 @@
+// The dispatchers' way to a registered implementation on another backend (kernel.h: forward_registered).
+#include <torch/torch.h>
+
+#include "core/errors.h"
+#include "kernels/kernel.h"
+
+namespace rb {
+
+torch::Tensor forward_registered(const std::string& recurrence, const std::string& impl,
+                                 const std::vector<torch::Tensor>& inputs) {
+  const std::string name = recurrence + "_" + impl;
+  const KernelEntry* e = KernelRegistry::instance().find(name);
+  if (e == nullptr)
+    throw UsageError("kernel impl '" + impl + "': this build has no " + name,
+                     impl == "cuda" ? "the CUDA kernels are built when nvcc is found (cmake -DRECALLBENCH_CUDA=ON); "
+                                      "Debian's libtorch-dev is CPU-only, so they stage tensors through host memory"
+                                    : "recallbench list kernels shows what is registered");
+  if (e->unavailable) {
+    const std::string why = e->unavailable();
+    if (!why.empty()) throw UsageError("kernel impl '" + impl + "': " + name + " cannot run here: " + why);
+  }
+  if (!e->differentiable && torch::GradMode::is_enabled()) {
+    for (const auto& t : inputs)
+      if (t.defined() && t.requires_grad())
+        throw UsageError("kernel impl '" + impl + "': " + name + " is forward only and gradients were asked for",
+                         "train with impl auto|ref|chunked|fused; use '" + impl + "' for evaluation (no grad)");
+  }
+  return e->forward(inputs);
+}
+
+}  // namespace rb
