@@ -206,188 +206,233 @@ void print_aggregate_table(const json& agg) {
                c["runs"].get<int64_t>(), c["mean_final_accuracy"].get<double>(), c["state_size"].get<int64_t>());
 }
 
-RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) {
-  const Store store(o.out);
-  const std::string exe = o.executable.empty() ? self_executable() : o.executable;
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::vector<size_t> slice = shard_indices(plan.runs.size(), o.shard);
-  const bool tty = ::isatty(STDERR_FILENO);
+namespace {
 
-  fs::create_directories(store.runs_dir());
-  const json plan_json = plan.to_json();
-  write_json_atomic(store.dir() / "plan.json", plan_json);
-  if (const int swept = store.sweep_temporaries())
-    fmt::print(stderr, "removed {} temporary file(s) left by interrupted writers\n", swept);
+// One run_plan call: the slice's queue of runs, the live workers, and the tallies. Its methods are the
+// loop's seams: scan what the store already holds, start workers, reap them (retrying or failing), wait
+// for runs other processes hold, stop on an interrupt, and write the aggregate when the plan is complete.
+class Scheduler {
+ public:
+  Scheduler(const Plan& plan, const RunnerOptions& o)
+      : plan_(plan),
+        o_(o),
+        store_(o.out),
+        exe_(o.executable.empty() ? self_executable() : o.executable),
+        jobs_(o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        slice_(shard_indices(plan.runs.size(), o.shard)),
+        tty_(::isatty(STDERR_FILENO)) {}
 
-  RunnerSummary sum;
-  sum.total = slice.size();
-  std::deque<size_t> pending;
-  std::vector<size_t> deferred;
-  std::map<size_t, int> attempts;
-  std::map<pid_t, Worker> running;
-  std::set<size_t> forced;  // with --force: runs retrained once already (or claimed for it)
+  RunnerSummary run() {
+    prepare_store();
+    scan_existing();
+    struct sigaction sa{}, old_int{}, old_term{};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int);
+    ::sigaction(SIGTERM, &sa, &old_term);
+    g_interrupted = 0;
 
-  const auto t0 = Clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  const auto done = [&] { return sum.already + sum.trained; };
-  const auto progress = [&]() {
-    const double e = elapsed();
-    const size_t left = sum.total - done() - sum.failed;
-    // Throughput so far (runs this process trained per second, all workers together) times what is left.
-    const double eta = sum.trained > 0 ? e / static_cast<double>(sum.trained) * static_cast<double>(left) : -1.0;
-    return fmt::format("[{}/{}] locked-in {}  running {}  elapsed {}  ETA {}", done(), sum.total, sum.locked_in,
-                       running.size(), clock_text(e), left == 0 ? "0s" : clock_text(eta));
-  };
-  const auto note = [&](const std::string& line) {
-    if (tty) fmt::print(stderr, "\r\033[K");
-    fmt::print(stderr, "{}\n", line);
-  };
-
-  for (size_t i : slice) {
-    const auto c = store.check(plan.runs[i]);
-    if (c.state == ResultCheck::State::kValid && !o.force) {
-      ++sum.already;
-      sum.locked_in += c.run.result.locked_in ? 1 : 0;
-    } else {
-      pending.push_back(i);
+    auto last_progress = Clock::now() - std::chrono::seconds(10);
+    while (!g_interrupted) {
+      start_workers();
+      reap_workers();
+      if (running_.empty() && pending_.empty() && !wait_for_others()) break;
+      if (tty_ && Clock::now() - last_progress > std::chrono::seconds(1)) {
+        fmt::print(stderr, "\r{}\033[K", progress());
+        last_progress = Clock::now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    if (g_interrupted) stop_workers();
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    if (tty_) fmt::print(stderr, "\r\033[K");
+    sum_.elapsed = elapsed();
+    if (!sum_.interrupted) {
+      release_stale_locks();
+      write_aggregate_if_complete();
+    }
+    return sum_;
   }
-  if (sum.already > 0)
-    note(fmt::format("{} of {} runs already have valid results in {}; {} to run", sum.already, sum.total,
-                     store.runs_dir().string(), pending.size()));
 
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = on_interrupt;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
-  g_interrupted = 0;
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+  size_t done() const { return sum_.already + sum_.trained; }
 
-  auto last_progress = Clock::now() - std::chrono::seconds(10);
-  bool waiting_noted = false;
-  while (true) {
-    if (g_interrupted) break;
-    // Start workers.
-    while (static_cast<int>(running.size()) < jobs && !pending.empty()) {
-      const size_t i = pending.front();
-      pending.pop_front();
-      const RunSpec& spec = plan.runs[i];
-      RunLock lock = RunLock::try_acquire(store.lock_path(spec));
+  std::string progress() const {
+    const double e = elapsed();
+    const size_t left = sum_.total - done() - sum_.failed;
+    // Throughput so far (runs this process trained per second, all workers together) times what is left.
+    const double eta = sum_.trained > 0 ? e / static_cast<double>(sum_.trained) * static_cast<double>(left) : -1.0;
+    return fmt::format("[{}/{}] locked-in {}  running {}  elapsed {}  ETA {}", done(), sum_.total, sum_.locked_in,
+                       running_.size(), clock_text(e), left == 0 ? "0s" : clock_text(eta));
+  }
+
+  void note(const std::string& line) const {
+    if (tty_) fmt::print(stderr, "\r\033[K");
+    fmt::print(stderr, "{}\n", line);
+  }
+
+  void count_existing(const ResultCheck& c) {
+    ++sum_.already;
+    sum_.locked_in += c.run.result.locked_in ? 1 : 0;
+  }
+
+  void prepare_store() {
+    fs::create_directories(store_.runs_dir());
+    plan_json_ = plan_.to_json();
+    write_json_atomic(store_.dir() / "plan.json", plan_json_);
+    if (const int swept = store_.sweep_temporaries())
+      fmt::print(stderr, "removed {} temporary file(s) left by interrupted writers\n", swept);
+    sum_.total = slice_.size();
+    t0_ = Clock::now();
+  }
+
+  void scan_existing() {
+    for (size_t i : slice_) {
+      const auto c = store_.check(plan_.runs[i]);
+      if (c.state == ResultCheck::State::kValid && !o_.force) count_existing(c);
+      else pending_.push_back(i);
+    }
+    if (sum_.already > 0)
+      note(fmt::format("{} of {} runs already have valid results in {}; {} to run", sum_.already, sum_.total,
+                       store_.runs_dir().string(), pending_.size()));
+  }
+
+  // Claims runs (a lock per run, so concurrent runners share a store) and starts a worker for each, up to
+  // --jobs; a run another process holds waits in deferred_.
+  void start_workers() {
+    while (static_cast<int>(running_.size()) < jobs_ && !pending_.empty()) {
+      const size_t i = pending_.front();
+      pending_.pop_front();
+      const RunSpec& spec = plan_.runs[i];
+      RunLock lock = RunLock::try_acquire(store_.lock_path(spec));
       if (!lock.held()) {
-        deferred.push_back(i);
+        deferred_.push_back(i);
         continue;
       }
-      const auto c = store.check(spec);
-      if (c.state == ResultCheck::State::kValid && !(o.force && !forced.count(i))) {
-        ++sum.already;  // finished by another process since our scan
-        sum.locked_in += c.run.result.locked_in ? 1 : 0;
+      const auto c = store_.check(spec);
+      if (c.state == ResultCheck::State::kValid && !(o_.force && !forced_.count(i))) {
+        count_existing(c);  // finished by another process since our scan
         lock.release();
         continue;
       }
       if (c.state == ResultCheck::State::kCorrupt) {
-        const fs::path to = store.quarantine(spec);
-        ++sum.corrupt;
+        const fs::path to = store_.quarantine(spec);
+        ++sum_.corrupt;
         note(fmt::format("warning: corrupt result for {} ({}); moved to {}; running it again", spec.key(), c.reason,
                          to.string()));
       }
-      forced.insert(i);
-      const pid_t pid = spawn_worker(exe, spec, store, o, lock);
-      running.emplace(pid, Worker{i, std::move(lock), Clock::now()});
+      forced_.insert(i);
+      const pid_t pid = spawn_worker(exe_, spec, store_, o_, lock);
+      running_.emplace(pid, Worker{i, std::move(lock), Clock::now()});
     }
-    // Reap finished workers.
+  }
+
+  void reap_workers() {
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      auto it = running.find(pid);
-      if (it == running.end()) continue;
+      auto it = running_.find(pid);
+      if (it == running_.end()) continue;
       Worker w = std::move(it->second);
-      running.erase(it);
-      const RunSpec& spec = plan.runs[w.index];
-      const auto c = store.check(spec);
+      running_.erase(it);
+      const RunSpec& spec = plan_.runs[w.index];
+      const auto c = store_.check(spec);
       if (c.state == ResultCheck::State::kValid) {
-        ++sum.trained;
+        ++sum_.trained;
         const RunResult& r = c.run.result;
-        const bool locked = r.locked_in;
-        sum.locked_in += locked ? 1 : 0;
+        sum_.locked_in += r.locked_in ? 1 : 0;
         w.lock.release();
         note(fmt::format("{}: {}  acc {:.3f}  {} steps  {:.1f}s{}   {}", run_label(spec),
-                         locked ? "LOCKED IN" : "not locked in", r.final_accuracy, r.steps, r.wall_seconds,
+                         r.locked_in ? "LOCKED IN" : "not locked in", r.final_accuracy, r.steps, r.wall_seconds,
                          r.status == "ok" ? "" : "  [" + r.status + ": " + r.message + "]", progress()));
         continue;
       }
       const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                                                   : fmt::format("exited {}", WEXITSTATUS(status));
-      const int n = ++attempts[w.index];
-      if (c.state == ResultCheck::State::kCorrupt) store.quarantine(spec);
+      const int n = ++attempts_[w.index];
+      if (c.state == ResultCheck::State::kCorrupt) store_.quarantine(spec);
       w.lock.release();
-      const bool retry = n <= o.retries && !g_interrupted;
+      const bool retry = n <= o_.retries && !g_interrupted;
       note(fmt::format("worker for {} {} without a valid result{}; log {}:\n{}", spec.key(), how,
-                       retry ? " (retrying)" : "", store.log_path(spec).string(), tail_of(store.log_path(spec), 8)));
+                       retry ? " (retrying)" : "", store_.log_path(spec).string(), tail_of(store_.log_path(spec), 8)));
       if (retry) {
-        forced.erase(w.index);
-        pending.push_back(w.index);
+        forced_.erase(w.index);
+        pending_.push_back(w.index);
       } else {
-        ++sum.failed;
+        ++sum_.failed;
       }
     }
-    if (running.empty() && pending.empty()) {
-      if (deferred.empty()) break;
-      if (!waiting_noted) {
-        note(fmt::format("waiting for {} run(s) claimed by other processes on {}", deferred.size(), store.dir().string()));
-        waiting_noted = true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      pending.insert(pending.end(), deferred.begin(), deferred.end());
-      deferred.clear();
-    }
-    if (tty && Clock::now() - last_progress > std::chrono::seconds(1)) {
-      fmt::print(stderr, "\r{}\033[K", progress());
-      last_progress = Clock::now();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 
-  if (g_interrupted) {
-    sum.interrupted = true;
-    for (auto& [p, w] : running) ::kill(p, SIGTERM);
-    for (auto& [p, w] : running) {
+  // Nothing running or queued: false when nothing is deferred either (the slice is done), else requeues the
+  // runs other processes held, after a pause.
+  bool wait_for_others() {
+    if (deferred_.empty()) return false;
+    if (!waiting_noted_) {
+      note(fmt::format("waiting for {} run(s) claimed by other processes on {}", deferred_.size(), store_.dir().string()));
+      waiting_noted_ = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    pending_.insert(pending_.end(), deferred_.begin(), deferred_.end());
+    deferred_.clear();
+    return true;
+  }
+
+  void stop_workers() {
+    sum_.interrupted = true;
+    for (auto& [p, w] : running_) ::kill(p, SIGTERM);
+    for (auto& [p, w] : running_) {
       int st = 0;
       ::waitpid(p, &st, 0);
       w.lock.release();
     }
-    running.clear();
+    running_.clear();
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
-  if (tty) fmt::print(stderr, "\r\033[K");
-  sum.elapsed = elapsed();
 
   // Lock files left by a killed runner whose runs are done (the kernel released the locks; the files stay).
-  if (!sum.interrupted) {
+  void release_stale_locks() const {
     std::error_code ec;
-    for (size_t i : slice)
-      if (fs::exists(store.lock_path(plan.runs[i]), ec)) {
-        RunLock lock = RunLock::try_acquire(store.lock_path(plan.runs[i]));
+    for (size_t i : slice_)
+      if (fs::exists(store_.lock_path(plan_.runs[i]), ec)) {
+        RunLock lock = RunLock::try_acquire(store_.lock_path(plan_.runs[i]));
         if (lock.held()) lock.release();
       }
   }
 
   // The aggregate, once the whole plan (every shard) is complete. Equal results → equal bytes, so several
   // shards finishing together write the same file.
-  if (!sum.interrupted) {
+  void write_aggregate_if_complete() const {
     std::vector<json> docs;
-    bool complete = true;
-    for (const auto& spec : plan.runs) {
-      auto c = store.check(spec);
-      if (c.state != ResultCheck::State::kValid) {
-        complete = false;
-        break;
-      }
+    for (const auto& spec : plan_.runs) {
+      auto c = store_.check(spec);
+      if (c.state != ResultCheck::State::kValid) return;
       docs.push_back(std::move(c.document));
     }
-    if (complete) write_json_atomic(store.dir() / "aggregate.json", aggregate_runs(docs, plan_json));
+    write_json_atomic(store_.dir() / "aggregate.json", aggregate_runs(docs, plan_json_));
   }
-  return sum;
-}
+
+  const Plan& plan_;
+  const RunnerOptions& o_;
+  const Store store_;
+  const std::string exe_;
+  const int jobs_;
+  const std::vector<size_t> slice_;
+  const bool tty_;
+  json plan_json_;
+  Clock::time_point t0_ = Clock::now();
+  RunnerSummary sum_;
+  std::deque<size_t> pending_;
+  std::vector<size_t> deferred_;
+  std::map<size_t, int> attempts_;
+  std::map<pid_t, Worker> running_;
+  std::set<size_t> forced_;  // with --force: runs retrained once already (or claimed for it)
+  bool waiting_noted_ = false;
+};
+
+}  // namespace
+
+RunnerSummary run_plan(const Plan& plan, const RunnerOptions& o) { return Scheduler(plan, o).run(); }
 
 }  // namespace rb
