@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -362,140 +363,160 @@ int run_seeds(const PowerArgs& a, const Common& c) {
 
 constexpr const char* kAltHelp = "two-sided, greater (row 1 / x higher) or less";
 
+// One function per test: its options, its --help footer, and its runner.
+using Runners = std::vector<std::pair<CLI::App*, std::function<int()>>>;
+
+void add_fisher(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto t = std::make_shared<TableArgs>();
+  auto* sub = app.add_subcommand("fisher", "Fisher's exact test on a 2x2 table: A/(A+B) versus C/(C+D)");
+  add_table(sub, *t);
+  add_alternative(sub, *common, kAltHelp);
+  sub->add_option("--level", common->level, "Confidence level of the odds-ratio interval")->capture_default_str();
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"fisher\"), table [A,B,C,D], alternative, p_value (for --alternative), p_two_sided\n"
+      "(R's rule: tables with P <= P(observed)*(1+1e-7)), p_greater, p_less, odds_ratio (sample AD/BC),\n"
+      "conditional_odds_ratio (conditional MLE, R's estimate), ci_low, ci_high (exact conditional interval),\n"
+      "conf_level. Infinite values are the string \"inf\"; undefined ones (an empty row or column) null.\n"
+      "Example: recallbench stats fisher 7 3 1 9  (7/10 vs 1/10: p = 0.0198)");
+  runners.emplace_back(sub, [t, common] { return run_fisher(*t, *common); });
+}
+
+void add_boschloo(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto t = std::make_shared<TableArgs>();
+  auto* sub = app.add_subcommand("boschloo", "Boschloo's exact unconditional test on a 2x2 table (small tables)");
+  add_table(sub, *t);
+  add_alternative(sub, *common, kAltHelp);
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"boschloo\"), table [A,B,C,D], alternative, p_value (two-sided: 2 x the smaller\n"
+      "one-sided p, capped at 1), statistic (the observed one-sided Fisher p), nuisance (the success rate\n"
+      "at which the supremum was found). Rows up to 2000.");
+  runners.emplace_back(sub, [t, common] { return run_boschloo(*t, *common); });
+}
+
+void add_binom_ci(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto b = std::make_shared<BinomArgs>();
+  auto* sub = app.add_subcommand("binom-ci", "Confidence interval for a proportion K/N");
+  sub->add_option("K", b->k, "Successes")->required();
+  sub->add_option("N", b->n, "Trials (>= 1)")->required();
+  sub->add_option("--method", b->method, "clopper-pearson (exact), wilson, wilson-cc, jeffreys, or all")
+      ->capture_default_str();
+  sub->add_option("--level", common->level, "Confidence level")->capture_default_str();
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: k, n, estimate (K/N), level, method, low, high; with --method all: intervals {method:\n"
+      "{low, high}} instead of low/high.");
+  runners.emplace_back(sub, [b, common] { return run_binom_ci(*b, *common); });
+}
+
+void add_binom_test(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto b = std::make_shared<BinomArgs>();
+  auto* sub = app.add_subcommand("binom-test", "Exact binomial test of K successes in N trials against rate P0");
+  sub->add_option("K", b->k, "Successes")->required();
+  sub->add_option("N", b->n, "Trials (>= 1)")->required();
+  sub->add_option("P0", b->p0, "Success rate under the null hypothesis, in [0, 1]")->required();
+  add_alternative(sub, *common, "two-sided, greater (rate above P0) or less");
+  sub->add_option("--level", common->level, "Confidence level of the interval")->capture_default_str();
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"binomial\"), k, n, p0, alternative, p_value (two-sided: R's binom.test rule),\n"
+      "estimate (K/N), ci_low, ci_high (Clopper-Pearson; one-sided for one-sided alternatives), conf_level.");
+  runners.emplace_back(sub, [b, common] { return run_binom_test(*b, *common); });
+}
+
+void add_mannwhitney(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto m = std::make_shared<MwArgs>();
+  auto* sub = app.add_subcommand("mannwhitney", "Mann-Whitney U test of two samples (e.g. timings)");
+  sub->add_option("--x", m->x, "First sample, comma-separated numbers")->required();
+  sub->add_option("--y", m->y, "Second sample, comma-separated numbers")->required();
+  sub->add_option("--method", m->method,
+                  "auto (exact when no ties and both samples <= 50), exact, or normal")
+      ->capture_default_str();
+  sub->add_flag("--no-continuity", m->no_continuity, "Normal approximation without the continuity correction");
+  add_alternative(sub, *common, "two-sided, greater (x tends larger) or less");
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"mann-whitney\"), alternative, u (U of x: pairs with x > y, ties count 1/2),\n"
+      "p_value, method (\"exact\" or \"normal\"), exact (bool), z (normal approximation of U of x), ties\n"
+      "(bool), n_x, n_y.");
+  runners.emplace_back(sub, [m, common] { return run_mannwhitney(*m, *common); });
+}
+
+void add_logrank(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto l = std::make_shared<LogRankArgs>();
+  auto* sub = app.add_subcommand("logrank", "Log-rank test of two groups of censored lock-in times (exact p)");
+  sub->add_option("--a", l->a, "Group a: comma-separated times; a trailing + marks a censored one (100,200+)")
+      ->required();
+  sub->add_option("--b", l->b, "Group b, the same way")->required();
+  add_alternative(sub, *common, "two-sided, greater (a's events come sooner: higher hazard) or less");
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"log-rank\"), alternative, n_a, n_b, observed_a, expected_a, observed_b, expected_b\n"
+      "(events and their expectation under H0, R's survdiff), variance (of O_a - E_a), chi_square, z\n"
+      "((O_a - E_a) / sqrt(variance)), p_value (exact permutation p; the normal one when exact is false),\n"
+      "exact (bool), p_asymptotic (from z), median_a, median_b (Kaplan-Meier medians, R's survfit rule;\n"
+      "null when not reached).\n"
+      "Example: recallbench stats logrank --a 150,200,200,1000+ --b 400,450,1000+,1000+ --alternative greater");
+  runners.emplace_back(sub, [l, common] { return run_logrank(*l, *common); });
+}
+
+void add_padjust(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto p = std::make_shared<PadjArgs>();
+  auto* sub = app.add_subcommand("padjust", "Adjust p-values for multiple comparisons (R's p.adjust)");
+  sub->add_option("P", p->p, "p-values in [0, 1]")->required();
+  sub->add_option("--method", p->method, "bonferroni, holm, hochberg, bh (Benjamini-Hochberg) or by")
+      ->capture_default_str();
+  add_json(sub, *common);
+  sub->footer("JSON keys: method, p (the input), adjusted (same order as the input).");
+  runners.emplace_back(sub, [p, common] { return run_padjust(*p, *common); });
+}
+
+void add_power(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto a = std::make_shared<PowerArgs>();
+  auto* sub = app.add_subcommand("power", "Exact power of Fisher's test for lock-in rates p1 vs p2");
+  sub->add_option("--p1", a->p1, "Lock-in rate of configuration 1 (row 1)")->required();
+  sub->add_option("--p2", a->p2, "Lock-in rate of configuration 2 (row 2)")->required();
+  sub->add_option("--n", a->n, "Seeds of configuration 1 (and of 2 unless --n2)")->required();
+  sub->add_option("--n2", a->n2, "Seeds of configuration 2 (default: --n)");
+  sub->add_option("--alpha", a->alpha, "Significance level")->capture_default_str();
+  add_alternative(sub, *common, "two-sided, greater (p1 > p2) or less");
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"fisher\"), p1, p2, n1, n2, alpha, alternative, power (exact, by enumerating all\n"
+      "outcomes), min_attainable_p (the smallest p any outcome can give), can_reach_significance (bool).");
+  runners.emplace_back(sub, [a, common] { return run_power(*a, *common); });
+}
+
+void add_seeds(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& common) {
+  auto a = std::make_shared<PowerArgs>();
+  auto* sub = app.add_subcommand("seeds", "Smallest equal number of seeds per configuration for a target power");
+  sub->add_option("--p1", a->p1, "Lock-in rate of configuration 1")->required();
+  sub->add_option("--p2", a->p2, "Lock-in rate of configuration 2")->required();
+  sub->add_option("--power", a->power, "Target power")->capture_default_str();
+  sub->add_option("--alpha", a->alpha, "Significance level")->capture_default_str();
+  sub->add_option("--max-n", a->max_n, "Largest n tried (at most 5000)")->capture_default_str();
+  add_alternative(sub, *common, "two-sided, greater (p1 > p2) or less");
+  add_json(sub, *common);
+  sub->footer(
+      "JSON keys: test (\"fisher\"), p1, p2, alpha, target_power, alternative, n (seeds per configuration;\n"
+      "null when no n <= max_n reaches the target), power (at n, or at max_n), reached (bool), max_n.");
+  runners.emplace_back(sub, [a, common] { return run_seeds(*a, *common); });
+}
+
 CommandFn add_stats_command(CLI::App& app) {
   app.require_subcommand(1);
-  auto runners = std::make_shared<std::vector<std::pair<CLI::App*, std::function<int()>>>>();
+  auto runners = std::make_shared<Runners>();
   auto common = std::make_shared<Common>();
-
-  {
-    auto t = std::make_shared<TableArgs>();
-    auto* sub = app.add_subcommand("fisher", "Fisher's exact test on a 2x2 table: A/(A+B) versus C/(C+D)");
-    add_table(sub, *t);
-    add_alternative(sub, *common, kAltHelp);
-    sub->add_option("--level", common->level, "Confidence level of the odds-ratio interval")->capture_default_str();
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"fisher\"), table [A,B,C,D], alternative, p_value (for --alternative), p_two_sided\n"
-        "(R's rule: tables with P <= P(observed)*(1+1e-7)), p_greater, p_less, odds_ratio (sample AD/BC),\n"
-        "conditional_odds_ratio (conditional MLE, R's estimate), ci_low, ci_high (exact conditional interval),\n"
-        "conf_level. Infinite values are the string \"inf\"; undefined ones (an empty row or column) null.\n"
-        "Example: recallbench stats fisher 7 3 1 9  (7/10 vs 1/10: p = 0.0198)");
-    runners->emplace_back(sub, [t, common] { return run_fisher(*t, *common); });
-  }
-  {
-    auto t = std::make_shared<TableArgs>();
-    auto* sub = app.add_subcommand("boschloo", "Boschloo's exact unconditional test on a 2x2 table (small tables)");
-    add_table(sub, *t);
-    add_alternative(sub, *common, kAltHelp);
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"boschloo\"), table [A,B,C,D], alternative, p_value (two-sided: 2 x the smaller\n"
-        "one-sided p, capped at 1), statistic (the observed one-sided Fisher p), nuisance (the success rate\n"
-        "at which the supremum was found). Rows up to 2000.");
-    runners->emplace_back(sub, [t, common] { return run_boschloo(*t, *common); });
-  }
-  {
-    auto b = std::make_shared<BinomArgs>();
-    auto* sub = app.add_subcommand("binom-ci", "Confidence interval for a proportion K/N");
-    sub->add_option("K", b->k, "Successes")->required();
-    sub->add_option("N", b->n, "Trials (>= 1)")->required();
-    sub->add_option("--method", b->method, "clopper-pearson (exact), wilson, wilson-cc, jeffreys, or all")
-        ->capture_default_str();
-    sub->add_option("--level", common->level, "Confidence level")->capture_default_str();
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: k, n, estimate (K/N), level, method, low, high; with --method all: intervals {method:\n"
-        "{low, high}} instead of low/high.");
-    runners->emplace_back(sub, [b, common] { return run_binom_ci(*b, *common); });
-  }
-  {
-    auto b = std::make_shared<BinomArgs>();
-    auto* sub = app.add_subcommand("binom-test", "Exact binomial test of K successes in N trials against rate P0");
-    sub->add_option("K", b->k, "Successes")->required();
-    sub->add_option("N", b->n, "Trials (>= 1)")->required();
-    sub->add_option("P0", b->p0, "Success rate under the null hypothesis, in [0, 1]")->required();
-    add_alternative(sub, *common, "two-sided, greater (rate above P0) or less");
-    sub->add_option("--level", common->level, "Confidence level of the interval")->capture_default_str();
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"binomial\"), k, n, p0, alternative, p_value (two-sided: R's binom.test rule),\n"
-        "estimate (K/N), ci_low, ci_high (Clopper-Pearson; one-sided for one-sided alternatives), conf_level.");
-    runners->emplace_back(sub, [b, common] { return run_binom_test(*b, *common); });
-  }
-  {
-    auto m = std::make_shared<MwArgs>();
-    auto* sub = app.add_subcommand("mannwhitney", "Mann-Whitney U test of two samples (e.g. timings)");
-    sub->add_option("--x", m->x, "First sample, comma-separated numbers")->required();
-    sub->add_option("--y", m->y, "Second sample, comma-separated numbers")->required();
-    sub->add_option("--method", m->method,
-                    "auto (exact when no ties and both samples <= 50), exact, or normal")
-        ->capture_default_str();
-    sub->add_flag("--no-continuity", m->no_continuity, "Normal approximation without the continuity correction");
-    add_alternative(sub, *common, "two-sided, greater (x tends larger) or less");
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"mann-whitney\"), alternative, u (U of x: pairs with x > y, ties count 1/2),\n"
-        "p_value, method (\"exact\" or \"normal\"), exact (bool), z (normal approximation of U of x), ties\n"
-        "(bool), n_x, n_y.");
-    runners->emplace_back(sub, [m, common] { return run_mannwhitney(*m, *common); });
-  }
-  {
-    auto l = std::make_shared<LogRankArgs>();
-    auto* sub = app.add_subcommand("logrank", "Log-rank test of two groups of censored lock-in times (exact p)");
-    sub->add_option("--a", l->a, "Group a: comma-separated times; a trailing + marks a censored one (100,200+)")
-        ->required();
-    sub->add_option("--b", l->b, "Group b, the same way")->required();
-    add_alternative(sub, *common, "two-sided, greater (a's events come sooner: higher hazard) or less");
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"log-rank\"), alternative, n_a, n_b, observed_a, expected_a, observed_b, expected_b\n"
-        "(events and their expectation under H0, R's survdiff), variance (of O_a - E_a), chi_square, z\n"
-        "((O_a - E_a) / sqrt(variance)), p_value (exact permutation p; the normal one when exact is false),\n"
-        "exact (bool), p_asymptotic (from z), median_a, median_b (Kaplan-Meier medians, R's survfit rule;\n"
-        "null when not reached).\n"
-        "Example: recallbench stats logrank --a 150,200,200,1000+ --b 400,450,1000+,1000+ --alternative greater");
-    runners->emplace_back(sub, [l, common] { return run_logrank(*l, *common); });
-  }
-  {
-    auto p = std::make_shared<PadjArgs>();
-    auto* sub = app.add_subcommand("padjust", "Adjust p-values for multiple comparisons (R's p.adjust)");
-    sub->add_option("P", p->p, "p-values in [0, 1]")->required();
-    sub->add_option("--method", p->method, "bonferroni, holm, hochberg, bh (Benjamini-Hochberg) or by")
-        ->capture_default_str();
-    add_json(sub, *common);
-    sub->footer("JSON keys: method, p (the input), adjusted (same order as the input).");
-    runners->emplace_back(sub, [p, common] { return run_padjust(*p, *common); });
-  }
-  {
-    auto a = std::make_shared<PowerArgs>();
-    auto* sub = app.add_subcommand("power", "Exact power of Fisher's test for lock-in rates p1 vs p2");
-    sub->add_option("--p1", a->p1, "Lock-in rate of configuration 1 (row 1)")->required();
-    sub->add_option("--p2", a->p2, "Lock-in rate of configuration 2 (row 2)")->required();
-    sub->add_option("--n", a->n, "Seeds of configuration 1 (and of 2 unless --n2)")->required();
-    sub->add_option("--n2", a->n2, "Seeds of configuration 2 (default: --n)");
-    sub->add_option("--alpha", a->alpha, "Significance level")->capture_default_str();
-    add_alternative(sub, *common, "two-sided, greater (p1 > p2) or less");
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"fisher\"), p1, p2, n1, n2, alpha, alternative, power (exact, by enumerating all\n"
-        "outcomes), min_attainable_p (the smallest p any outcome can give), can_reach_significance (bool).");
-    runners->emplace_back(sub, [a, common] { return run_power(*a, *common); });
-  }
-  {
-    auto a = std::make_shared<PowerArgs>();
-    auto* sub = app.add_subcommand("seeds", "Smallest equal number of seeds per configuration for a target power");
-    sub->add_option("--p1", a->p1, "Lock-in rate of configuration 1")->required();
-    sub->add_option("--p2", a->p2, "Lock-in rate of configuration 2")->required();
-    sub->add_option("--power", a->power, "Target power")->capture_default_str();
-    sub->add_option("--alpha", a->alpha, "Significance level")->capture_default_str();
-    sub->add_option("--max-n", a->max_n, "Largest n tried (at most 5000)")->capture_default_str();
-    add_alternative(sub, *common, "two-sided, greater (p1 > p2) or less");
-    add_json(sub, *common);
-    sub->footer(
-        "JSON keys: test (\"fisher\"), p1, p2, alpha, target_power, alternative, n (seeds per configuration;\n"
-        "null when no n <= max_n reaches the target), power (at n, or at max_n), reached (bool), max_n.");
-    runners->emplace_back(sub, [a, common] { return run_seeds(*a, *common); });
-  }
+  add_fisher(app, *runners, common);
+  add_boschloo(app, *runners, common);
+  add_binom_ci(app, *runners, common);
+  add_binom_test(app, *runners, common);
+  add_mannwhitney(app, *runners, common);
+  add_logrank(app, *runners, common);
+  add_padjust(app, *runners, common);
+  add_power(app, *runners, common);
+  add_seeds(app, *runners, common);
   return [runners]() {
     for (const auto& [sub, fn] : *runners)
       if (sub->parsed()) return fn();
