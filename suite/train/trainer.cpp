@@ -184,6 +184,119 @@ RunSpec resolve_spec(RunSpec spec) {
   return spec;
 }
 
+namespace {
+
+// The training loop's state: the window since the last evaluation, the best and last evaluations, and how
+// the run ended.
+struct LoopState {
+  std::string status = "ok", message;
+  nlohmann::json divergence = nullptr;
+  double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN, train_acc_sum = 0.0;
+  int64_t loss_count = 0, step = 0, lock_in_step = -1, best_step = 0;
+  Clock::time_point window_start = Clock::now();
+  int64_t window_steps = 0;
+  Evaluation last_eval;
+};
+
+// One optimiser step on a fresh batch. False, with the divergence recorded, when the loss is not finite or
+// explodes (the step is not taken).
+bool train_step(const RunSpec& spec, const Task& task, RecallModel& model, torch::optim::AdamW& opt,
+                Curriculum& curriculum, const Difficulty& difficulty, LoopState& st) {
+  const int64_t step = st.step;
+  const Tensors batch = to_tensors(task.generate(spec.train.batch, derive_seed(spec.seed, "train", step), difficulty));
+  auto mask = batch.labels != kIgnore;                          // {B, T}
+  auto h = model->hidden(batch.inputs);                         // {B, T, D}
+  auto targets = batch.labels.index({mask});                    // {M}
+  auto logits = model->logits(h.index({mask}));                 // {M, vocab}
+  auto loss = torch::nn::functional::cross_entropy(logits, targets);
+  const double loss_value = loss.item<double>();
+  if (!std::isfinite(loss_value) || loss_value > kExplodingLoss) {
+    st.status = "diverged";
+    st.message = "training loss became " + std::to_string(loss_value) + " at step " + std::to_string(step);
+    st.divergence = {{"step", step},
+                     {"reason", std::isfinite(loss_value) ? "exploding" : "nan"},
+                     {"loss", std::isfinite(loss_value) ? nlohmann::json(loss_value) : nlohmann::json(nullptr)}};
+    return false;
+  }
+  // Training accuracy on this batch (fraction of supervised labels right): what `gated` measures.
+  const double train_acc = targets.numel() ? (logits.argmax(-1) == targets).to(torch::kFloat64).mean().item<double>() : 0.0;
+  curriculum.observe(step, train_acc);
+  st.train_acc_sum += train_acc;
+  opt.zero_grad();
+  loss.backward();
+  torch::nn::utils::clip_grad_norm_(model->parameters(), kGradClip);
+  opt.step();
+  st.loss_sum += loss_value;
+  ++st.loss_count;
+  ++st.window_steps;
+  return true;
+}
+
+// A held-out evaluation: the curve point, the progress line, a new window. True when the run locked in.
+bool evaluate_and_record(const RunSpec& spec, RecallModel& model, const Tensors& eval, const Curriculum& curriculum,
+                         const Difficulty& difficulty, double lr, const ProgressFn& progress, RunDocument& doc,
+                         LoopState& st) {
+  const int64_t step = st.step;
+  st.last_eval = evaluate(model, eval);
+  st.last_acc = st.last_eval.accuracy;
+  if (st.last_acc > st.best) st.best = st.last_acc, st.best_step = step;
+  st.last_loss = st.loss_sum / static_cast<double>(st.loss_count);
+  doc.curve.push_back({step, st.last_acc, st.last_loss,
+                       {{"train_accuracy", st.train_acc_sum / static_cast<double>(st.loss_count)},
+                        {"lr", lr},
+                        {"stage", curriculum.stage()},
+                        {"difficulty", difficulty_json(difficulty)}}});
+  const double secs = std::chrono::duration<double>(Clock::now() - st.window_start).count();
+  const std::string stage = spec.train.curriculum == "none"
+                                ? ""
+                                : std::to_string(curriculum.stage()) + "/" + std::to_string(curriculum.stages());
+  if (progress)
+    progress({spec.seed, step, spec.train.steps, st.last_loss, st.last_acc, st.window_steps / std::max(secs, 1e-9), stage});
+  st.loss_sum = 0.0;
+  st.train_acc_sum = 0.0;
+  st.loss_count = 0;
+  st.window_steps = 0;
+  st.window_start = Clock::now();
+  if (st.last_acc < spec.train.threshold) return false;
+  st.lock_in_step = step;
+  return true;
+}
+
+// After training: the breakdown at the last evaluation, the length-generalisation curve and the curriculum's
+// history, as the result's `details`.
+nlohmann::json details_after_training(const RunSpec& spec, const Task& task, RecallModel& model,
+                                      const Curriculum& curriculum, const RunDocument& doc, const LoopState& st) {
+  nlohmann::json breakdown = nullptr;
+  if (st.status == "ok" && !task.breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(task, st.last_eval);
+  nlohmann::json lengths = nlohmann::json::array();
+  if (st.status == "ok") {
+    for (int64_t length : spec.train.eval_lengths) {
+      auto other = task_at_length(spec, length);
+      const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples));
+      lengths.push_back({{"length", length}, {"accuracy", e.accuracy}});
+    }
+  }
+  nlohmann::json history = nlohmann::json::array();
+  for (const auto& r : curriculum.history()) {
+    auto d = difficulty_json(r.difficulty);
+    history.push_back({{"step", r.step}, {"stage", r.stage}, {"max_distance", d["max_distance"]}, {"length", d["length"]}});
+  }
+  return {
+      {"final_loss", std::isfinite(st.last_loss) ? nlohmann::json(st.last_loss) : nlohmann::json(nullptr)},
+      {"best_step", st.best_step > 0 ? nlohmann::json(st.best_step) : nlohmann::json(nullptr)},
+      {"divergence", st.divergence},
+      {"curriculum",
+       {{"name", spec.train.curriculum},
+        {"stages", curriculum.stages()},
+        {"final_stage", curriculum.stage()},
+        {"history", history}}},
+      {"breakdown", breakdown},
+      {"length_generalisation", lengths},
+  };
+}
+
+}  // namespace
+
 nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads) {
   const auto t0 = Clock::now();
   set_torch_threads(threads);
@@ -204,96 +317,23 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
                                     curriculum_context(spec, *task));
 
   const Tensors eval = held_out(*task, spec.train.eval_examples);
-  Evaluation last_eval;
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(spec.train.lr).weight_decay(spec.train.weight_decay));
 
   RunDocument doc;  // what this run writes: core/run_document.h is its one writer and one reader
-  std::string status = "ok", message;
-  nlohmann::json divergence = nullptr;
-  double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN, train_acc_sum = 0.0;
-  int64_t loss_count = 0, step = 0, lock_in_step = -1, best_step = 0;
-  auto window_start = Clock::now();
-  int64_t window_steps = 0;
-
-  for (step = 1; step <= spec.train.steps; ++step) {
-    const double lr = lr_at(spec.train, step);
+  LoopState st;
+  for (st.step = 1; st.step <= spec.train.steps; ++st.step) {
+    const double lr = lr_at(spec.train, st.step);
     for (auto& group : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-    const Difficulty difficulty = curriculum->difficulty(step);
-    const Tensors batch =
-        to_tensors(task->generate(spec.train.batch, derive_seed(spec.seed, "train", step), difficulty));
-    auto mask = batch.labels != kIgnore;                          // {B, T}
-    auto h = model->hidden(batch.inputs);                         // {B, T, D}
-    auto targets = batch.labels.index({mask});                    // {M}
-    auto logits = model->logits(h.index({mask}));                 // {M, vocab}
-    auto loss = torch::nn::functional::cross_entropy(logits, targets);
-    const double loss_value = loss.item<double>();
-    if (!std::isfinite(loss_value) || loss_value > kExplodingLoss) {
-      status = "diverged";
-      message = "training loss became " + std::to_string(loss_value) + " at step " + std::to_string(step);
-      divergence = {{"step", step},
-                    {"reason", std::isfinite(loss_value) ? "exploding" : "nan"},
-                    {"loss", std::isfinite(loss_value) ? nlohmann::json(loss_value) : nlohmann::json(nullptr)}};
+    const Difficulty difficulty = curriculum->difficulty(st.step);
+    if (!train_step(spec, *task, model, opt, *curriculum, difficulty, st)) break;
+    if ((st.step % spec.train.eval_every == 0 || st.step == spec.train.steps) &&
+        evaluate_and_record(spec, model, eval, *curriculum, difficulty, lr, progress, doc, st))
       break;
-    }
-    // Training accuracy on this batch (fraction of supervised labels right): what `gated` measures.
-    const double train_acc = targets.numel() ? (logits.argmax(-1) == targets).to(torch::kFloat64).mean().item<double>() : 0.0;
-    curriculum->observe(step, train_acc);
-    train_acc_sum += train_acc;
-    opt.zero_grad();
-    loss.backward();
-    torch::nn::utils::clip_grad_norm_(model->parameters(), kGradClip);
-    opt.step();
-    loss_sum += loss_value;
-    ++loss_count;
-    ++window_steps;
-
-    if (step % spec.train.eval_every == 0 || step == spec.train.steps) {
-      last_eval = evaluate(model, eval);
-      last_acc = last_eval.accuracy;
-      if (last_acc > best) best = last_acc, best_step = step;
-      last_loss = loss_sum / static_cast<double>(loss_count);
-      doc.curve.push_back({step, last_acc, last_loss,
-                           {{"train_accuracy", train_acc_sum / static_cast<double>(loss_count)},
-                            {"lr", lr},
-                            {"stage", curriculum->stage()},
-                            {"difficulty", difficulty_json(difficulty)}}});
-      const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
-      const std::string stage = spec.train.curriculum == "none"
-                                    ? ""
-                                    : std::to_string(curriculum->stage()) + "/" + std::to_string(curriculum->stages());
-      if (progress)
-        progress({spec.seed, step, spec.train.steps, last_loss, last_acc, window_steps / std::max(secs, 1e-9), stage});
-      loss_sum = 0.0;
-      train_acc_sum = 0.0;
-      loss_count = 0;
-      window_steps = 0;
-      window_start = Clock::now();
-      if (last_acc >= spec.train.threshold) {
-        lock_in_step = step;
-        break;
-      }
-    }
   }
-  const int64_t steps_done = std::min(step, spec.train.steps);
+  const int64_t steps_done = std::min(st.step, spec.train.steps);
   const double train_wall = std::chrono::duration<double>(Clock::now() - t0).count();
-
-  // After training: the breakdown at the last evaluation, and the length-generalisation curve.
-  nlohmann::json breakdown = nullptr;
-  if (status == "ok" && !task->breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(*task, last_eval);
-  nlohmann::json lengths = nlohmann::json::array();
-  if (status == "ok") {
-    for (int64_t length : spec.train.eval_lengths) {
-      auto other = task_at_length(spec, length);
-      const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples));
-      lengths.push_back({{"length", length}, {"accuracy", e.accuracy}});
-    }
-  }
-  nlohmann::json history = nlohmann::json::array();
-  for (const auto& r : curriculum->history()) {
-    auto d = difficulty_json(r.difficulty);
-    history.push_back({{"step", r.step}, {"stage", r.stage}, {"max_distance", d["max_distance"]}, {"length", d["length"]}});
-  }
+  nlohmann::json details = details_after_training(spec, *task, model, *curriculum, doc, st);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
   doc.key = spec.key();
@@ -301,12 +341,12 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   doc.spec = spec.to_json();
   doc.context = capture_context(threads);
   RunResult& r = doc.result;
-  r.status = status;
-  r.message = message;
-  r.final_accuracy = status == "ok" ? last_acc : 0.0;
-  r.best_accuracy = best;
-  r.locked_in = lock_in_step >= 0;
-  r.lock_in_step = lock_in_step;
+  r.status = st.status;
+  r.message = st.message;
+  r.final_accuracy = st.status == "ok" ? st.last_acc : 0.0;
+  r.best_accuracy = st.best;
+  r.locked_in = st.lock_in_step >= 0;
+  r.lock_in_step = st.lock_in_step;
   r.steps = steps_done;
   r.wall_seconds = wall;
   r.steps_per_second = steps_done / std::max(train_wall, 1e-9);
@@ -315,18 +355,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   r.architecture = architecture;
   r.knobs = cell_knobs(spec.cell.name);
   r.capacity_bits = task->capacity_bits();
-  r.details = {
-      {"final_loss", std::isfinite(last_loss) ? nlohmann::json(last_loss) : nlohmann::json(nullptr)},
-      {"best_step", best_step > 0 ? nlohmann::json(best_step) : nlohmann::json(nullptr)},
-      {"divergence", divergence},
-      {"curriculum",
-       {{"name", spec.train.curriculum},
-        {"stages", curriculum->stages()},
-        {"final_stage", curriculum->stage()},
-        {"history", history}}},
-      {"breakdown", breakdown},
-      {"length_generalisation", lengths},
-  };
+  r.details = std::move(details);
   return doc.to_json();
 }
 
