@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #include "core/errors.h"
+#include "kernels/impl.h"
 #include "kernels/kernel.h"
 
 namespace rb {
@@ -26,6 +27,30 @@ torch::Tensor forward_registered(const std::string& recurrence, const std::strin
                          "train with impl auto|ref|chunked|fused; use '" + impl + "' for evaluation (no grad)");
   }
   return e->forward(inputs);
+}
+
+torch::Tensor dispatch_impl(const std::string& recurrence, const std::string& impl,
+                            const std::vector<torch::Tensor>& inputs, const KernelFn& ref, const KernelFn& chunked,
+                            const KernelFn& fused) {
+  switch (parse_kernel_impl(impl)) {
+    case KernelImpl::kRef:
+      return ref();
+    case KernelImpl::kChunked:
+      return chunked();
+    case KernelImpl::kCuda:
+      return forward_registered(recurrence, "cuda", inputs);
+    case KernelImpl::kFused:
+      break;
+  }
+  return inputs.at(0).is_cpu() ? fused() : chunked();
+}
+
+std::vector<torch::Tensor> random_qkv(const KernelShape& s, at::Generator& gen, double k_scale) {
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
+  auto q = at::randn({s.B, s.H, s.T, s.K}, gen, opts);
+  auto k = at::randn({s.B, s.H, s.T, s.K}, gen, opts) * k_scale;
+  auto v = at::randn({s.B, s.H, s.T, s.V}, gen, opts);
+  return {q, k, v};
 }
 
 }  // namespace rb

@@ -55,6 +55,18 @@ struct KernelEntry {
 torch::Tensor forward_registered(const std::string& recurrence, const std::string& impl,
                                  const std::vector<torch::Tensor>& inputs);
 
+// Every family's dispatcher (gla(q, k, v, g, impl), ...): `impl` (kernels/impl.h) picks the family's
+// reference, chunked or fused function, or the registered CUDA entry on `inputs`; auto/fused fall back to
+// chunked for tensors off the CPU.
+using KernelFn = std::function<torch::Tensor()>;
+torch::Tensor dispatch_impl(const std::string& recurrence, const std::string& impl,
+                            const std::vector<torch::Tensor>& inputs, const KernelFn& ref, const KernelFn& chunked,
+                            const KernelFn& fused);
+
+// Random q, k {B, H, T, K} and v {B, H, T, V} from N(0, 1), drawn in that order from `gen`, k scaled by
+// `k_scale` (1/√(K·T) keeps outputs O(1) over long sequences): the shared part of the families' make_inputs.
+std::vector<torch::Tensor> random_qkv(const KernelShape& s, at::Generator& gen, double k_scale);
+
 using KernelRegistry = Registry<KernelEntry>;
 
 }  // namespace rb

@@ -146,18 +146,11 @@ torch::Tensor delta_rule_fused(const torch::Tensor& q, const torch::Tensor& k, c
 
 torch::Tensor delta_rule(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                          const torch::Tensor& beta, const torch::Tensor& g, const std::string& impl) {
-  switch (parse_kernel_impl(impl)) {
-    case KernelImpl::kRef:
-      return delta_rule_ref(q, k, v, beta, g);
-    case KernelImpl::kChunked:
-      return delta_rule_chunked(q, k, v, beta, g);
-    case KernelImpl::kCuda:
-      return g.defined() ? forward_registered("gated_delta_rule", "cuda", {q, k, v, beta, g})
-                         : forward_registered("delta_rule", "cuda", {q, k, v, beta});
-    case KernelImpl::kFused:
-      break;
-  }
-  return q.is_cpu() ? delta_rule_fused(q, k, v, beta, g) : delta_rule_chunked(q, k, v, beta, g);
+  std::vector<torch::Tensor> inputs = {q, k, v, beta};
+  if (g.defined()) inputs.push_back(g);
+  return dispatch_impl(g.defined() ? "gated_delta_rule" : "delta_rule", impl, inputs,
+                       [&] { return delta_rule_ref(q, k, v, beta, g); }, [&] { return delta_rule_chunked(q, k, v, beta, g); },
+                       [&] { return delta_rule_fused(q, k, v, beta, g); });
 }
 
 namespace {

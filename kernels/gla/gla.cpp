@@ -145,17 +145,8 @@ torch::Tensor gla_fused(const torch::Tensor& q, const torch::Tensor& k, const to
 
 torch::Tensor gla(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& g,
                   const std::string& impl) {
-  switch (parse_kernel_impl(impl)) {
-    case KernelImpl::kRef:
-      return gla_ref(q, k, v, g);
-    case KernelImpl::kChunked:
-      return gla_chunked(q, k, v, g);
-    case KernelImpl::kCuda:
-      return forward_registered("gla", "cuda", {q, k, v, g});
-    case KernelImpl::kFused:
-      break;
-  }
-  return q.is_cpu() ? gla_fused(q, k, v, g) : gla_chunked(q, k, v, g);
+  return dispatch_impl("gla", impl, {q, k, v, g}, [&] { return gla_ref(q, k, v, g); },
+                       [&] { return gla_chunked(q, k, v, g); }, [&] { return gla_fused(q, k, v, g); });
 }
 
 namespace {
@@ -163,10 +154,9 @@ namespace {
 std::vector<torch::Tensor> make_inputs(const KernelShape& s, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   auto opts = torch::TensorOptions().dtype(torch::kFloat32);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.K * s.T));  // outputs O(1) even without decay
-  auto q = at::randn({s.B, s.H, s.T, s.K}, gen, opts);
-  auto k = at::randn({s.B, s.H, s.T, s.K}, gen, opts) * scale;
-  auto v = at::randn({s.B, s.H, s.T, s.V}, gen, opts);
+  // k scaled by 1/√(K·T): outputs stay O(1) over long sequences, even without decay.
+  auto qkv = random_qkv(s, gen, 1.0 / std::sqrt(static_cast<double>(s.K * s.T)));
+  auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
   auto g = torch::log_sigmoid(at::randn({s.B, s.H, s.T, s.K}, gen, opts)) * s.gate_scale;
   return {q.requires_grad_(), k.requires_grad_(), v.requires_grad_(), g.requires_grad_()};
 }

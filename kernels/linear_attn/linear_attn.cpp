@@ -46,29 +46,17 @@ torch::Tensor linear_attn_fused(const torch::Tensor& q, const torch::Tensor& k, 
 
 torch::Tensor linear_attn(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                           const std::string& impl) {
-  switch (parse_kernel_impl(impl)) {
-    case KernelImpl::kRef:
-      return linear_attn_ref(q, k, v);
-    case KernelImpl::kChunked:
-      return linear_attn_chunked(q, k, v);
-    case KernelImpl::kCuda:
-      return forward_registered("linear_attn", "cuda", {q, k, v});
-    case KernelImpl::kFused:
-      break;
-  }
-  return q.is_cpu() ? linear_attn_fused(q, k, v) : linear_attn_chunked(q, k, v);
+  return dispatch_impl("linear_attn", impl, {q, k, v}, [&] { return linear_attn_ref(q, k, v); },
+                       [&] { return linear_attn_chunked(q, k, v); }, [&] { return linear_attn_fused(q, k, v); });
 }
 
 namespace {
 
 std::vector<torch::Tensor> make_inputs(const KernelShape& s, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
-  // Scaled so outputs stay O(1) over long sequences.
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.K * s.T));
-  auto q = at::randn({s.B, s.H, s.T, s.K}, gen, opts);
-  auto k = at::randn({s.B, s.H, s.T, s.K}, gen, opts) * scale;
-  auto v = at::randn({s.B, s.H, s.T, s.V}, gen, opts);
+  // k scaled by 1/√(K·T): outputs stay O(1) over long sequences, even without decay.
+  auto qkv = random_qkv(s, gen, 1.0 / std::sqrt(static_cast<double>(s.K * s.T)));
+  auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
   return {q.requires_grad_(), k.requires_grad_(), v.requires_grad_()};
 }
 

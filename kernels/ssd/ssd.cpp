@@ -70,17 +70,8 @@ torch::Tensor ssd_fused(const torch::Tensor& q, const torch::Tensor& k, const to
 
 torch::Tensor ssd(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& g,
                   const std::string& impl) {
-  switch (parse_kernel_impl(impl)) {
-    case KernelImpl::kRef:
-      return ssd_ref(q, k, v, g);
-    case KernelImpl::kChunked:
-      return ssd_chunked(q, k, v, g);
-    case KernelImpl::kCuda:
-      return forward_registered("ssd", "cuda", {q, k, v, g});
-    case KernelImpl::kFused:
-      break;
-  }
-  return q.is_cpu() ? ssd_fused(q, k, v, g) : ssd_chunked(q, k, v, g);
+  return dispatch_impl("ssd", impl, {q, k, v, g}, [&] { return ssd_ref(q, k, v, g); },
+                       [&] { return ssd_chunked(q, k, v, g); }, [&] { return ssd_fused(q, k, v, g); });
 }
 
 namespace {
@@ -88,10 +79,9 @@ namespace {
 std::vector<torch::Tensor> make_inputs(const KernelShape& s, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   auto opts = torch::TensorOptions().dtype(torch::kFloat32);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.K * s.T));
-  auto q = at::randn({s.B, s.H, s.T, s.K}, gen, opts);
-  auto k = at::randn({s.B, s.H, s.T, s.K}, gen, opts) * scale;
-  auto v = at::randn({s.B, s.H, s.T, s.V}, gen, opts);
+  // k scaled by 1/√(K·T): outputs stay O(1) over long sequences, even without decay.
+  auto qkv = random_qkv(s, gen, 1.0 / std::sqrt(static_cast<double>(s.K * s.T)));
+  auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
   auto g = torch::log_sigmoid(at::randn({s.B, s.H, s.T}, gen, opts)) * s.gate_scale;
   return {q.requires_grad_(), k.requires_grad_(), v.requires_grad_(), g.requires_grad_()};
 }
