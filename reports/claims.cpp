@@ -168,143 +168,163 @@ ClaimSet read_claims(const std::filesystem::path& path) {
   return claims_from_json(read_json_file(path), "claims " + path.string());
 }
 
+namespace {
+
+using ConfigPair = std::pair<const Config*, const Config*>;
+
+// The configs of each side, paired by depth (the value of `over`; one pair when there is no `over`), in
+// increasing depth. A side that matches two configs at one depth is a UsageError.
+std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const Config*>& configs) {
+  const std::string w = "claim '" + claim.id + "'";
+  std::map<std::string, ConfigPair> by_depth;
+  for (const Config* c : configs) {
+    for (int side = 0; side < 2; ++side) {
+      const ClaimSide& s = side == 0 ? claim.a : claim.b;
+      if (!s.matches(*c)) continue;
+      json depth = nullptr;
+      if (!claim.over.empty()) {
+        if (!c->task_options.contains(claim.over)) continue;
+        depth = c->task_options.at(claim.over);
+      }
+      auto& slot = by_depth[depth.dump()];
+      const Config*& target = side == 0 ? slot.first : slot.second;
+      if (target && target->key != c->key)
+        throw UsageError(fmt::format("{}: side {} ({}) matches two configs{}: {} and {}", w, side == 0 ? "a" : "b",
+                                     s.describe(), claim.over.empty() ? "" : " at " + claim.over + " " + depth.dump(),
+                                     target->key, c->key),
+                         "narrow the side with task_options, model or train fields");
+      target = c;
+    }
+  }
+  std::vector<ConfigPair> pairs;
+  for (const auto& [depth, slot] : by_depth)
+    if (slot.first && slot.second) pairs.push_back(slot);
+  std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+    if (claim.over.empty()) return false;
+    const json& a = x.first->task_options.at(claim.over);
+    const json& b = y.first->task_options.at(claim.over);
+    return a.is_number() && b.is_number() ? a.get<double>() < b.get<double>() : a.dump() < b.dump();
+  });
+  return pairs;
+}
+
+// One depth: the claim's test in its expected and opposite directions, and its power for the claimed effect.
+ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double alpha_each) {
+  const auto& [a, b] = pair;
+  const stats::Alternative expected = claim.direction == "less" ? stats::Alternative::kLess
+                                      : claim.direction == "none" ? stats::Alternative::kTwoSided
+                                                                  : stats::Alternative::kGreater;
+  const stats::Alternative opposite =
+      expected == stats::Alternative::kTwoSided ? stats::Alternative::kTwoSided : flip(expected);
+  ClaimComparison cmp;
+  cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
+  cmp.key_a = a->key;
+  cmp.key_b = b->key;
+  const ConfigSummary sa = summarize(*a), sb = summarize(*b);
+  cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
+  cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
+  if (claim.statistic == "fisher") {
+    const stats::Table2x2 t{sa.k, sa.n - sa.k, sb.k, sb.n - sb.k};
+    cmp.p_expected = stats::fisher_p_value(t, expected);
+    cmp.p_opposite = stats::fisher_p_value(t, opposite);
+    cmp.power = stats::fisher_power(claim.effect_a, claim.effect_b, sa.n, sb.n, alpha_each,
+                                    power_alternative(claim.direction));
+  } else {
+    const auto ra = recalls(*a), rb = recalls(*b);
+    cmp.p_expected = stats::mann_whitney_u(ra, rb, expected).p_value;
+    cmp.p_opposite = stats::mann_whitney_u(ra, rb, opposite).p_value;
+    cmp.power = mw_power(rb, signed_shift(claim), sa.n, sb.n, alpha_each, power_alternative(claim.direction));
+  }
+  return cmp;
+}
+
+// "observed +0.800 lock-in rate, claimed +0.50 lock-in rate; power 1.00 for the claimed effect": the observed
+// effect beside the claimed one (significance alone does not say the size reproduced).
+std::string effect_note(const Claim& claim, const ClaimVerdict& v) {
+  double observed = 0.0;
+  for (const auto& c : v.comparisons)
+    observed += claim.statistic == "fisher"
+                    ? static_cast<double>(c.k_a) / std::max<int64_t>(c.n_a, 1) - static_cast<double>(c.k_b) / std::max<int64_t>(c.n_b, 1)
+                    : c.recall_a - c.recall_b;
+  observed /= static_cast<double>(v.comparisons.size());
+  const double size = claim.statistic == "fisher" ? std::abs(claim.effect_a - claim.effect_b) : claim.shift;
+  const char* unit = claim.statistic == "fisher" ? "lock-in rate" : "recall";
+  const std::string claimed = claim.direction == "greater" ? fmt::format("+{:.2f} {}", size, unit)
+                              : claim.direction == "less"  ? fmt::format("−{:.2f} {}", size, unit)
+                              : claim.direction == "none"  ? fmt::format("|Δ| < {:.2f} {}", size, unit)
+                                                           : fmt::format("Δ > −{:.2f} {} (not worse)", size, unit);
+  return fmt::format("observed {:+.3f}{}, claimed {}; power {:.2f} for the claimed effect", observed,
+                     claim.statistic == "fisher" ? " lock-in rate" : " recall", claimed, v.power);
+}
+
+// Seeds per arm (equal) that reach kClaimPower at these depths; 0 when 200 do not.
+int64_t seeds_needed(const Claim& claim, const ConfigPair& first, int64_t n_now, double alpha_each) {
+  if (claim.statistic == "fisher") {
+    const auto plan = stats::seeds_for_power(claim.effect_a, claim.effect_b, kClaimPower, alpha_each,
+                                             power_alternative(claim.direction), 200);
+    return plan.reached ? plan.n : 0;
+  }
+  const auto rb = recalls(*first.second);
+  for (int64_t n = std::max<int64_t>(2, n_now); n <= 200; n += n < 30 ? 1 : 10)
+    if (mw_power(rb, signed_shift(claim), n, n, alpha_each, power_alternative(claim.direction)) >= kClaimPower) return n;
+  return 0;
+}
+
+ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  ClaimVerdict v;
+  v.claim = &claim;
+  if (pairs.empty()) {
+    v.verdict = "not run";
+    v.note = !claim.needs.empty() ? "needs " + claim.needs
+                                  : "no results match both sides" +
+                                        (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
+    return v;
+  }
+  const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
+  std::vector<double> pe, po;
+  for (const auto& pair : pairs) {
+    v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
+    pe.push_back(v.comparisons.back().p_expected);
+    po.push_back(v.comparisons.back().p_opposite);
+  }
+  // Holm over the depths, in each direction.
+  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
+  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
+  bool all_expected = true, any_opposite = false;
+  v.power = 1.0;
+  for (size_t i = 0; i < v.comparisons.size(); ++i) {
+    v.comparisons[i].p_expected_adj = pe_adj[i];
+    v.comparisons[i].p_opposite_adj = po_adj[i];
+    all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
+    any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
+    v.power = std::min(v.power, v.comparisons[i].power);
+  }
+  const bool powered = v.power >= kClaimPower;
+  if (claim.direction == "greater" || claim.direction == "less") {
+    if (all_expected) v.verdict = "reproduced";
+    else if (any_opposite) v.verdict = "contradicted";
+    else v.verdict = powered ? "no effect" : "undecided";
+  } else {
+    if (any_opposite) v.verdict = "contradicted";
+    else v.verdict = powered ? "reproduced" : "undecided";
+  }
+  v.note = effect_note(claim, v);
+  if (v.verdict == "undecided") {
+    v.seeds_needed = seeds_needed(claim, pairs.front(), v.comparisons.front().n_a, alpha_each);
+    v.note += v.seeds_needed ? fmt::format("; {} seeds per arm would reach {:.0f}%", v.seeds_needed, 100 * kClaimPower)
+                             : "; not reached with 200 seeds per arm";
+  }
+  return v;
+}
+
+}  // namespace
+
 std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results) {
   std::vector<const Config*> configs;
   for (const auto& r : results)
     for (const auto& c : r.configs) configs.push_back(&c);
   std::vector<ClaimVerdict> out;
-  for (const auto& claim : set.claims) {
-    ClaimVerdict v;
-    v.claim = &claim;
-    const std::string w = "claim '" + claim.id + "'";
-    // Configs of each side by depth (the value of `over`, or null).
-    std::map<std::string, std::pair<const Config*, const Config*>> by_depth;
-    for (const Config* c : configs) {
-      for (int side = 0; side < 2; ++side) {
-        const ClaimSide& s = side == 0 ? claim.a : claim.b;
-        if (!s.matches(*c)) continue;
-        json depth = nullptr;
-        if (!claim.over.empty()) {
-          if (!c->task_options.contains(claim.over)) continue;
-          depth = c->task_options.at(claim.over);
-        }
-        auto& slot = by_depth[depth.dump()];
-        const Config*& target = side == 0 ? slot.first : slot.second;
-        if (target && target->key != c->key)
-          throw UsageError(fmt::format("{}: side {} ({}) matches two configs{}: {} and {}", w, side == 0 ? "a" : "b",
-                                       s.describe(), claim.over.empty() ? "" : " at " + claim.over + " " + depth.dump(),
-                                       target->key, c->key),
-                           "narrow the side with task_options, model or train fields");
-        target = c;
-      }
-    }
-    std::vector<std::pair<const Config*, const Config*>> pairs;
-    for (const auto& [depth, slot] : by_depth)
-      if (slot.first && slot.second) pairs.push_back(slot);
-    std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
-      if (claim.over.empty()) return false;
-      const json& a = x.first->task_options.at(claim.over);
-      const json& b = y.first->task_options.at(claim.over);
-      return a.is_number() && b.is_number() ? a.get<double>() < b.get<double>() : a.dump() < b.dump();
-    });
-    if (pairs.empty()) {
-      v.verdict = "not run";
-      v.note = !claim.needs.empty() ? "needs " + claim.needs
-                                    : "no results match both sides" +
-                                          (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
-      out.push_back(std::move(v));
-      continue;
-    }
-    const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
-    const stats::Alternative expected = claim.direction == "less" ? stats::Alternative::kLess
-                                        : claim.direction == "none" ? stats::Alternative::kTwoSided
-                                                                    : stats::Alternative::kGreater;
-    const stats::Alternative opposite =
-        expected == stats::Alternative::kTwoSided ? stats::Alternative::kTwoSided : flip(expected);
-    std::vector<double> pe, po;
-    for (const auto& [a, b] : pairs) {
-      ClaimComparison cmp;
-      cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
-      cmp.key_a = a->key;
-      cmp.key_b = b->key;
-      const ConfigSummary sa = summarize(*a), sb = summarize(*b);
-      cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
-      cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
-      if (claim.statistic == "fisher") {
-        const stats::Table2x2 t{sa.k, sa.n - sa.k, sb.k, sb.n - sb.k};
-        cmp.p_expected = stats::fisher_p_value(t, expected);
-        cmp.p_opposite = stats::fisher_p_value(t, opposite);
-        cmp.power = stats::fisher_power(claim.effect_a, claim.effect_b, sa.n, sb.n, alpha_each,
-                                        power_alternative(claim.direction));
-      } else {
-        const auto ra = recalls(*a), rb = recalls(*b);
-        cmp.p_expected = stats::mann_whitney_u(ra, rb, expected).p_value;
-        cmp.p_opposite = stats::mann_whitney_u(ra, rb, opposite).p_value;
-        cmp.power = mw_power(rb, signed_shift(claim), sa.n, sb.n, alpha_each, power_alternative(claim.direction));
-      }
-      pe.push_back(cmp.p_expected);
-      po.push_back(cmp.p_opposite);
-      v.comparisons.push_back(cmp);
-    }
-    const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
-    const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
-    bool all_expected = true, any_opposite = false;
-    v.power = 1.0;
-    for (size_t i = 0; i < v.comparisons.size(); ++i) {
-      v.comparisons[i].p_expected_adj = pe_adj[i];
-      v.comparisons[i].p_opposite_adj = po_adj[i];
-      all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
-      any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
-      v.power = std::min(v.power, v.comparisons[i].power);
-    }
-    const bool powered = v.power >= kClaimPower;
-    // The observed effect beside the claimed one: significance alone does not say the size reproduced.
-    double observed = 0.0;
-    for (const auto& c : v.comparisons)
-      observed += claim.statistic == "fisher"
-                      ? static_cast<double>(c.k_a) / std::max<int64_t>(c.n_a, 1) - static_cast<double>(c.k_b) / std::max<int64_t>(c.n_b, 1)
-                      : c.recall_a - c.recall_b;
-    observed /= static_cast<double>(v.comparisons.size());
-    const double size = claim.statistic == "fisher" ? std::abs(claim.effect_a - claim.effect_b) : claim.shift;
-    const char* unit = claim.statistic == "fisher" ? "lock-in rate" : "recall";
-    const std::string claimed = claim.direction == "greater" ? fmt::format("+{:.2f} {}", size, unit)
-                                : claim.direction == "less"  ? fmt::format("−{:.2f} {}", size, unit)
-                                : claim.direction == "none"  ? fmt::format("|Δ| < {:.2f} {}", size, unit)
-                                                             : fmt::format("Δ > −{:.2f} {} (not worse)", size, unit);
-    const std::string power_text =
-        fmt::format("observed {:+.3f}{}, claimed {}; power {:.2f} for the claimed effect", observed,
-                    claim.statistic == "fisher" ? " lock-in rate" : " recall", claimed, v.power);
-    if (claim.direction == "greater" || claim.direction == "less") {
-      if (all_expected) v.verdict = "reproduced";
-      else if (any_opposite) v.verdict = "contradicted";
-      else v.verdict = powered ? "no effect" : "undecided";
-    } else {
-      if (any_opposite) v.verdict = "contradicted";
-      else v.verdict = powered ? "reproduced" : "undecided";
-    }
-    if (v.verdict == "undecided") {
-      // Seeds per arm (equal) that reach the power at these depths.
-      const double alt_alpha = alpha_each;
-      if (claim.statistic == "fisher") {
-        const auto plan = stats::seeds_for_power(claim.effect_a, claim.effect_b, kClaimPower, alt_alpha,
-                                                 power_alternative(claim.direction), 200);
-        v.seeds_needed = plan.reached ? plan.n : 0;
-      } else {
-        const auto rb = recalls(*pairs.front().second);
-        for (int64_t n = std::max<int64_t>(2, v.comparisons.front().n_a); n <= 200; n += n < 30 ? 1 : 10)
-          if (mw_power(rb, signed_shift(claim), n, n, alt_alpha, power_alternative(claim.direction)) >= kClaimPower) {
-            v.seeds_needed = n;
-            break;
-          }
-      }
-      v.note = power_text + (v.seeds_needed ? fmt::format("; {} seeds per arm would reach {:.0f}%", v.seeds_needed,
-                                                          100 * kClaimPower)
-                                            : "; not reached with 200 seeds per arm");
-    } else {
-      v.note = power_text;
-    }
-    out.push_back(std::move(v));
-  }
+  for (const auto& claim : set.claims) out.push_back(judge(claim, match_sides(claim, configs)));
   return out;
 }
 
