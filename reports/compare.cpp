@@ -619,7 +619,9 @@ json contrasts_to_json(const std::vector<ContrastResult>& contrasts) {
       j["lock_in_rate_diff"] = r.rate_diff;
       j["recall_median_diff"] = r.recall_diff;
       j["fisher_p"] = r.p;
-      j["fisher_p_holm"] = r.p_adj;
+      j["fisher_p_adjusted"] = r.p_adj;  // adjusted across the contrasts by `adjust`
+      j["adjust"] = r.adjust;
+      if (r.adjust == "holm") j["fisher_p_holm"] = r.p_adj;  // the older name, kept while it is true
       j["odds_ratio"] = num(r.odds_ratio);
       j["odds_ratio_ci"] = {num(r.or_low), num(r.or_high)};
       j["mann_whitney_p"] = r.p_recall;
