@@ -1,5 +1,7 @@
 #include "core/json_io.h"
 
+#include "core/rng.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,6 +15,8 @@
 #include <random>
 #include <sstream>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 
@@ -146,5 +150,16 @@ template int require_field<int>(const json&, const std::string&, const std::stri
 template double require_field<double>(const json&, const std::string&, const std::string&);
 template bool require_field<bool>(const json&, const std::string&, const std::string&);
 template json require_field<json>(const json&, const std::string&, const std::string&);
+
+std::string short_hash(const json& j) {
+  return fmt::format("{:012x}", hash_string(j.dump()) & 0xFFFFFFFFFFFFull);
+}
+
+json canonical_config(const json& spec) {
+  json canonical = spec;
+  canonical.erase("seed");
+  if (canonical.contains("cell") && canonical["cell"].is_object()) canonical["cell"].erase("path");
+  return canonical;
+}
 
 }  // namespace rb

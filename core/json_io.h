@@ -46,6 +46,15 @@ auto with_json_errors(const std::string& where, F&& read) -> decltype(read()) {
 // (a float such as 4.4e24 would otherwise convert with undefined behaviour).
 int64_t checked_integer(const json& value, const std::string& name);
 
+// 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical): the trailing part of a
+// config key (suite/spec.h).
+std::string short_hash(const json& j);
+
+// What a config key's hash covers, from a run spec's JSON ({cell, model, task, train, seed}): everything but
+// the seed and a TorchScript cell's path (its content hash, a cell option, stands for the file). Readers of
+// stored configs recompute it to catch fields that contradict their key.
+json canonical_config(const json& spec);
+
 // Returns `object[key]` converted to T, or throws UsageError "<where>: field '<key>' ..." when the
 // field is missing or has the wrong type.
 template <class T>

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 namespace {
@@ -164,6 +165,14 @@ RunDocument RunDocument::from_json(const json& doc, const std::string& where) {
     spec.object("train");
     spec.count("seed", 0);
   }
+  // The key and the spec must agree: a spec edited after the run (or pasted from another) is refused.
+  const std::string want = short_hash(canonical_config(d.spec));
+  if (d.config_key.size() < want.size() + 1 || d.config_key.compare(d.config_key.size() - want.size() - 1, std::string::npos, "/" + want) != 0 ||
+      d.key.rfind(d.config_key + "/seed:", 0) != 0)
+    throw UsageError(fmt::format("{}: its spec hashes to {}, but its keys are '{}' and '{}': the spec was edited or "
+                                 "belongs to another run",
+                                 where, want, d.config_key, d.key),
+                     "rerun it (recallbench run moves such a file aside and reruns it)");
   const json* context = top.find("context");
   if (context && !context->is_null()) d.context = top.object("context");
 

@@ -352,6 +352,16 @@ Config read_config(const json& j, const std::string& where) {
   c.cell_options = j.value("cell_options", json::object());
   c.model = require_field<json>(j, "model", where);
   c.train = require_field<json>(j, "train", where);
+  // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.
+  const std::string want = short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
+                                           {"model", c.model},
+                                           {"task", {{"name", c.task}, {"options", c.task_options}}},
+                                           {"train", c.train}});
+  if (c.key.size() < want.size() + 1 || c.key.compare(c.key.size() - want.size() - 1, std::string::npos, "/" + want) != 0)
+    throw UsageError(fmt::format("{}: its cell, model, task and train fields hash to {}, but its key is '{}': the "
+                                 "fields were edited or belong to another config",
+                                 where, want, c.key),
+                     "rebuild the file from results (recallbench baseline update BATTERY --results DIR)");
   c.state_size = require_field<int64_t>(j, "state_size", where);
   if (c.state_size < 0) throw UsageError(fmt::format("{}: state_size {} is negative", where, c.state_size));
   c.state_budget = require_field<int64_t>(j, "state_budget", where);

@@ -16,9 +16,6 @@
 
 namespace rb {
 
-std::string short_hash(const json& j) {
-  return fmt::format("{:012x}", hash_string(j.dump()) & 0xFFFFFFFFFFFFull);
-}
 
 bool is_script_cell(const std::string& name) { return name.rfind(kScriptCellPrefix, 0) == 0; }
 
@@ -145,9 +142,7 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
 }
 
 std::string RunSpec::config_key() const {
-  json canonical = to_json();
-  canonical.erase("seed");
-  canonical["cell"].erase("path");  // the content hash (an option) stands for the file
+  const json canonical = canonical_config(to_json());  // no seed, no script path (the content hash stands for it)
   std::string key = task.name + "/" + cell.name;
   for (const auto& [k, v] : task.options.items()) {
     if (v.is_primitive()) key += "/" + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());

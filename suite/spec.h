@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_io.h"  // short_hash, canonical_config
+
 namespace rb {
 
 using json = nlohmann::json;
@@ -107,8 +109,6 @@ struct SpecNumber {
 const std::vector<SpecNumber<ModelSpec>>& model_numbers();
 const std::vector<SpecNumber<TrainSpec>>& train_numbers();
 
-// 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical).
-std::string short_hash(const json& j);
 
 // Plausible bounds on a run, stated in `recallbench run --help` and suite/battery_schema.md. Beyond them a
 // run is an impossible config (exit 2) rather than an hour of swapping or a crash inside LibTorch: every

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/json_io.h"
 #include "core/run_document.h"
 
 namespace rb {
@@ -14,13 +15,13 @@ using json = nlohmann::json;
 
 RunDocument sample() {
   RunDocument d;
-  d.key = "mqar/diag+conv/abc/seed:3";
-  d.config_key = "mqar/diag+conv/abc";
   d.spec = {{"cell", {{"name", "diag+conv"}, {"options", json::object()}}},
             {"task", {{"name", "mqar"}, {"options", {{"pairs", 4}}}}},
             {"model", {{"d_model", 32}}},
             {"train", {{"steps", 1000}}},
             {"seed", 3}};
+  d.config_key = "mqar/diag+conv/" + short_hash(canonical_config(d.spec));  // the key covers the spec
+  d.key = d.config_key + "/seed:3";
   d.context = {{"git_commit", "abc"}};
   d.result.locked_in = true;
   d.result.lock_in_step = 350;
@@ -83,6 +84,9 @@ TEST(RunDocument, WrongTypesAndRangesNameTheField) {
             std::string::npos);
   EXPECT_NE(with("/curve/0/accuracy"_json_pointer, nullptr).find("'curve[0].accuracy'"), std::string::npos);
   EXPECT_NE(error_of(json::array()).find("the document"), std::string::npos);
+  // A spec edited after the run no longer matches its key (issue 13: fields that contradict the key).
+  EXPECT_NE(with("/spec/train/steps"_json_pointer, 2000).find("its spec hashes to"), std::string::npos);
+  EXPECT_NE(with("/key"_json_pointer, "mqar/diag+conv/other/seed:3").find("belongs to another run"), std::string::npos);
   json no_result = good;
   no_result.erase("result");
   EXPECT_NE(error_of(no_result).find("missing field 'result'"), std::string::npos);

@@ -9,11 +9,28 @@ steps and BUDGET (default 0) the state budget: both change the config key, as in
 STATE (default BUDGET or 4096) is the measured state size and LOCK_STEP (default 300) the step at which
 the locked-in seeds lock in: neither changes the key (a changed model, slower learning).
 """
-import hashlib
 import json
 import os
 import random
 import sys
+
+
+MASK = (1 << 64) - 1
+
+
+def mix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def short_hash(value):
+    """core/json_io.h short_hash: FNV-1a over nlohmann's compact sorted dump, mixed, 12 hex digits."""
+    h = 1469598103934665603
+    for c in json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode():
+        h = ((h ^ c) * 1099511628211) & MASK
+    return "%012x" % (mix64(h) & 0xFFFFFFFFFFFF)
 
 
 def main():
@@ -32,7 +49,8 @@ def main():
         model = {"d_model": 64, "layers": 2, "state_budget": budget, "mlp": True}
         task = {"name": "mqar", "options": {"length": 64, "pairs": 8, "vocab": 256}}
         canonical = json.dumps({"cell": cell, "model": model, "task": task, "train": train}, sort_keys=True)
-        config_key = "mqar/%s/length:64/pairs:8/vocab:256/%s" % (cell, hashlib.sha1(canonical.encode()).hexdigest()[:12])
+        spec = {"cell": {"name": cell, "options": {}}, "model": model, "task": task, "train": train}
+        config_key = "mqar/%s/length:64/pairs:8/vocab:256/%s" % (cell, short_hash(spec))  # as the spec hash
         rng = random.Random(canonical)
         for seed in range(n):
             locked = seed < k

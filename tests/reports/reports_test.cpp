@@ -286,14 +286,34 @@ TEST(Contrasts, InferredFromOneKnobAndTestedWithHolm) {
   EXPECT_TRUE(conv->significant);
 }
 
+// `c` with its key's hash recomputed from its fields, as a stored file must have it (reports/results.cpp).
+Config keyed(Config c) {
+  c.key += "/" + short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
+                                 {"model", c.model},
+                                 {"task", {{"name", c.task}, {"options", c.task_options}}},
+                                 {"train", c.train}});
+  return c;
+}
+
 TEST(Baseline, RoundTripsAndRejectsBadFiles) {
   const fs::path dir = fs::temp_directory_path() / ("rb_reports_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   RunSet runs;
-  runs.configs = {planted("a", "diag+conv", 4, 6), planted("b", "diag", 1, 6)};
+  runs.configs = {keyed(planted("a", "diag+conv", 4, 6)), keyed(planted("b", "diag", 1, 6))};
   runs.context = {{"git_commit", "abc123"}};
   runs.source = "planted";
   write_json_atomic(dir / "base.json", baseline_json(runs, "smoke"));
+  {  // a field edited after the fact contradicts the key's hash
+    json edited = baseline_json(runs, "smoke");
+    edited["configs"][0]["train"]["steps"] = 99;
+    write_json_atomic(dir / "edited.json", edited);
+    try {
+      read_baseline(dir / "edited.json");
+      ADD_FAILURE() << "accepted a config whose fields contradict its key";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("hash to"), std::string::npos) << e.what();
+    }
+  }
   const Baseline b = read_baseline(dir / "base.json");
   EXPECT_EQ(b.battery, "smoke");
   ASSERT_EQ(b.configs.size(), 2u);
@@ -324,12 +344,14 @@ TEST(Baseline, RoundTripsAndRejectsBadFiles) {
 }
 
 // A run document as the trainer writes it (suite/train/trainer.cpp::train_run).
-json run_doc(const std::string& config_key, const std::string& cell, int64_t seed, bool locked, double acc) {
+json run_doc(const std::string& readable, const std::string& cell, int64_t seed, bool locked, double acc) {
   json spec = {{"cell", {{"name", cell}, {"options", json::object()}}},
                {"model", {{"d_model", 32}, {"layers", 2}, {"state_budget", 0}, {"mlp", true}}},
                {"task", {{"name", "mqar"}, {"options", {{"pairs", 2}, {"length", 16}, {"vocab", 32}}}}},
                {"train", train_recipe()},
                {"seed", seed}};
+  // The key's hash covers the spec (core/json_io.h): `readable` names the config, the hash is appended.
+  const std::string config_key = readable + "/" + short_hash(canonical_config(spec));
   return {{"schema_version", 1}, {"kind", "recallbench.run"}, {"key", config_key + "/seed:" + std::to_string(seed)},
           {"config_key", config_key}, {"spec", spec}, {"context", {{"git_commit", "abc"}}},
           {"result", {{"status", "ok"}, {"message", ""}, {"final_accuracy", acc}, {"best_accuracy", acc},
@@ -347,7 +369,7 @@ TEST(Results, GroupsRunDocumentsAndRejectsBadOnes) {
   ASSERT_EQ(set.configs.size(), 2u);
   EXPECT_EQ(set.run_count, 3);
   const Config& c = set.configs[0];  // sorted by key: '+' sorts before '/'
-  EXPECT_EQ(c.key, "mqar/diag+conv/h");
+  EXPECT_EQ(c.key.rfind("mqar/diag+conv/h/", 0), 0u) << c.key;  // the readable part, then the spec's hash
   ASSERT_EQ(c.seeds.size(), 2u);
   EXPECT_EQ(c.seeds[0].seed, 0);  // sorted by seed
   EXPECT_EQ(c.seeds[1].lock_in_step, 200);
@@ -376,11 +398,13 @@ TEST(Results, ReadsADirectoryWithTheRunnersPlanContrasts) {
     write_json_atomic(dir / "runs" / ("a" + std::to_string(seed) + ".json"), run_doc("k/conv", "diag+conv", seed, true, 0.995));
     write_json_atomic(dir / "runs" / ("b" + std::to_string(seed) + ".json"), run_doc("k/plain", "diag", seed, false, 0.3));
   }
+  const std::string key_a = run_doc("k/conv", "diag+conv", 0, true, 1.0)["config_key"];
+  const std::string key_b = run_doc("k/plain", "diag", 0, true, 1.0)["config_key"];
   write_json_atomic(dir / "plan.json",
                     {{"schema_version", 1}, {"kind", "recallbench.plan"}, {"battery", {{"name", "tiny"}}},
                      {"runs", json::array()},
-                     {"contrasts", json::array({{{"name", "conv: diag+conv vs diag"}, {"knob", "conv"}, {"a", "k/conv"},
-                                                 {"b", "k/plain"}}})}});
+                     {"contrasts", json::array({{{"name", "conv: diag+conv vs diag"}, {"knob", "conv"}, {"a", key_a},
+                                                 {"b", key_b}}})}});
   const RunSet set = load_results(dir);
   EXPECT_EQ(set.run_count, 6);
   EXPECT_EQ(set.battery, "tiny");
