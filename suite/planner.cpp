@@ -162,14 +162,23 @@ Plan make_plan(const Battery& battery) {
         auto want = [&](const char* kind) {
           return std::find(battery.contrasts.begin(), battery.contrasts.end(), kind) != battery.contrasts.end();
         };
+        std::set<std::pair<std::string, std::string>> knob_pairs;  // cells already contrasted by a knob, either order
         for (const auto& a : cells) {
           for (const auto& b : cells) {
             // One knob apart (core/knobs.h), `a` carrying it: conv, decay (booleans), transition (rank1 vs diag).
             const auto kc = knob_contrast(cell_knobs(a), cell_knobs(b));
-            if (kc && kc->first_carries && want(kc->knob.c_str()))
+            if (kc && kc->first_carries && want(kc->knob.c_str())) {
               plan.contrasts.push_back({kc->knob + ": " + a + " vs " + b + on, kc->knob, config_of[a], config_of[b]});
+              knob_pairs.insert({a, b});
+              knob_pairs.insert({b, a});
+            }
           }
-          if (want("reference") && a != battery.reference && config_of.count(battery.reference))
+        }
+        for (const auto& a : cells) {
+          // Against the reference cell, unless a knob contrast already tests that pair (the same test twice
+          // would only enlarge the Holm family).
+          if (want("reference") && a != battery.reference && config_of.count(battery.reference) &&
+              !knob_pairs.count({a, battery.reference}))
             plan.contrasts.push_back(
                 {"reference: " + a + " vs " + battery.reference + on, "reference", config_of[a], config_of[battery.reference]});
         }
