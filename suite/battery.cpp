@@ -194,25 +194,10 @@ BatteryTask task_from_json(const json& t, const std::string& where, const std::s
 
 }  // namespace
 
-Battery Battery::from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
-  check_fields(j, where, "",
-               {"schema_version", "name", "description", "cells", "cell_options", "reference", "model", "state_budget",
-                "threshold", "seeds", "tasks", "recipes", "contrasts"});
-  for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
-    if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
-                                                "see suite/battery_schema.md");
-  if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int64_t>() != kBatterySchemaVersion)
-    fail(where, "schema_version", std::to_string(kBatterySchemaVersion), j["schema_version"]);
+namespace {
 
-  Battery b;
-  b.name = get_string(j, "name", where, "name");
-  if (!valid_name(b.name)) fail(where, "name", "a name of at most 100 letters, digits, _ - .", j["name"]);
-  if (j.contains("description")) {
-    if (!j["description"].is_string()) fail(where, "description", "a string", j["description"]);
-    b.description = j["description"].get<std::string>();
-  }
-
+// The parts of Battery::from_json, each reading its fields of `j` into `b` (UsageError naming the field).
+void read_cells(const json& j, const std::string& where, Battery& b) {
   const json& cells = j["cells"];
   if (cells.is_string() && cells.get<std::string>() == "all") {
     b.all_cells = true;
@@ -237,7 +222,9 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     if (!b.all_cells && std::find(b.cells.begin(), b.cells.end(), b.reference) == b.cells.end())
       throw UsageError(where + ": field 'reference': cell '" + b.reference + "' is not in 'cells'");
   }
+}
 
+void read_model(const json& j, const std::string& where, Battery& b) {
   if (j.contains("model")) {
     const json& m = j["model"];
     if (!m.is_object()) fail(where, "model", "an object {\"d_model\", \"layers\", \"mlp\"}", m);
@@ -255,7 +242,9 @@ Battery Battery::from_json(const json& j, const std::string& where) {
     b.threshold = get_number(j, "threshold", where, "threshold");
     if (!(b.threshold > 0 && b.threshold <= 1)) fail(where, "threshold", "a number in (0, 1]", j["threshold"]);
   }
+}
 
+void read_seeds(const json& j, const std::string& where, Battery& b) {
   const json& seeds = j["seeds"];
   if (seeds.is_string()) {
     try {
@@ -275,12 +264,10 @@ Battery Battery::from_json(const json& j, const std::string& where) {
   }
   std::set<int64_t> distinct(b.seeds.begin(), b.seeds.end());
   if (distinct.size() != b.seeds.size()) fail(where, "seeds", "distinct seeds", seeds);
+}
 
-  const json& tasks = j["tasks"];
-  if (!tasks.is_array() || tasks.empty()) fail(where, "tasks", "a non-empty list of tasks", tasks);
-  for (size_t i = 0; i < tasks.size(); ++i)
-    b.tasks.push_back(task_from_json(tasks[i], where, "tasks[" + std::to_string(i) + "]"));
-
+// Recipes (default: one), then the tasks' references to recipes and cells.
+void read_recipes(const json& j, const std::string& where, Battery& b) {
   if (j.contains("recipes")) {
     const json& r = j["recipes"];
     if (!r.is_array() || r.empty()) fail(where, "recipes", "a non-empty list of recipes", r);
@@ -306,7 +293,9 @@ Battery Battery::from_json(const json& j, const std::string& where) {
       if (!b.all_cells && std::find(b.cells.begin(), b.cells.end(), name) == b.cells.end())
         throw UsageError(fmt::format("{}: field 'tasks[{}].cells': cell '{}' is not in the battery's 'cells'", where, i,
                                      name));
+}
 
+void read_contrasts(const json& j, const std::string& where, Battery& b) {
   if (j.contains("contrasts")) {
     const json& c = j["contrasts"];
     if (!c.is_array()) fail(where, "contrasts", "a list of contrast kinds", c);
@@ -320,6 +309,39 @@ Battery Battery::from_json(const json& j, const std::string& where) {
       b.contrasts.push_back(kind);
     }
   }
+}
+
+}  // namespace
+
+Battery Battery::from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
+  check_fields(j, where, "",
+               {"schema_version", "name", "description", "cells", "cell_options", "reference", "model", "state_budget",
+                "threshold", "seeds", "tasks", "recipes", "contrasts"});
+  for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
+    if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
+                                                "see suite/battery_schema.md");
+  if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int64_t>() != kBatterySchemaVersion)
+    fail(where, "schema_version", std::to_string(kBatterySchemaVersion), j["schema_version"]);
+
+  Battery b;
+  b.name = get_string(j, "name", where, "name");
+  if (!valid_name(b.name)) fail(where, "name", "a name of at most 100 letters, digits, _ - .", j["name"]);
+  if (j.contains("description")) {
+    if (!j["description"].is_string()) fail(where, "description", "a string", j["description"]);
+    b.description = j["description"].get<std::string>();
+  }
+
+  read_cells(j, where, b);
+  read_model(j, where, b);
+  read_seeds(j, where, b);
+  const json& tasks = j["tasks"];
+  if (!tasks.is_array() || tasks.empty()) fail(where, "tasks", "a non-empty list of tasks", tasks);
+  for (size_t i = 0; i < tasks.size(); ++i)
+    b.tasks.push_back(task_from_json(tasks[i], where, "tasks[" + std::to_string(i) + "]"));
+
+  read_recipes(j, where, b);
+  read_contrasts(j, where, b);
   return b;
 }
 
