@@ -336,6 +336,13 @@ std::string over_budget(int64_t state_size, int64_t state_budget) {
   return over > 0.10 ? fmt::format(" (over budget by {:.0f}%)", 100 * over) : "";
 }
 
+std::string config_hash(const Config& c) {
+  return short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
+                         {"model", c.model},
+                         {"task", {{"name", c.task}, {"options", c.task_options}}},
+                         {"train", c.train}});
+}
+
 Config config_from_json(const json& j, const std::string& where) {
   return with_json_errors(where, [&] { return read_config(j, where); });
 }
@@ -353,10 +360,7 @@ Config read_config(const json& j, const std::string& where) {
   c.model = require_field<json>(j, "model", where);
   c.train = require_field<json>(j, "train", where);
   // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.
-  const std::string want = short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
-                                           {"model", c.model},
-                                           {"task", {{"name", c.task}, {"options", c.task_options}}},
-                                           {"train", c.train}});
+  const std::string want = config_hash(c);
   if (c.key.size() < want.size() + 1 || c.key.compare(c.key.size() - want.size() - 1, std::string::npos, "/" + want) != 0)
     throw UsageError(fmt::format("{}: its cell, model, task and train fields hash to {}, but its key is '{}': the "
                                  "fields were edited or belong to another config",

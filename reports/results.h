@@ -122,7 +122,11 @@ Spread spread(std::vector<double> values);
 // Serialisation shared by baselines and reports. `with_curves` keeps the learning curves.
 json config_to_json(const Config& config, bool with_curves);
 json summary_to_json(const ConfigSummary& summary);
-// Parses one stored config; UsageError naming `where` and the field on a bad document.
+// The hash a config's key ends with: short_hash over its cell, model, task and train fields, as the run spec
+// computes it (core/json_io.h canonical_config). A stored config whose key ends otherwise was edited.
+std::string config_hash(const Config& config);
+// Parses one stored config; UsageError naming `where` and the field on a bad document (fields that
+// contradict the key's config_hash among them).
 Config config_from_json(const json& j, const std::string& where);
 
 }  // namespace rb::reports

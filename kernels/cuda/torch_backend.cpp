@@ -167,7 +167,8 @@ RB_REGISTER(KernelRegistry, ssd_cuda_entry,
             cuda_entry("ssd", std::string("the gla CUDA forward with the head's decay on every key") + kStaged,
                        [](const std::vector<torch::Tensor>& x) {
                          const auto& q = x.at(0);
-                         detail::check_tensor("ssd_cuda: g", x.at(3), {q.size(0), q.size(1), q.size(2)});
+                         const auto [B, H, T, K, V] = detail::check_qkv("ssd_cuda", q, x.at(1), x.at(2));
+                         detail::check_tensor("ssd_cuda: g", x.at(3), {B, H, T});
                          return gla_like(q, x.at(1), x.at(2), x[3].detach().unsqueeze(-1).expand(q.sizes()));
                        },
                        true));

@@ -28,10 +28,7 @@ Config planted(const std::string& cell, int64_t pairs, int64_t k, int64_t n = 10
   c.key = "mqar/" + cell + "/pairs:" + std::to_string(pairs);
   c.model = {{"d_model", 32}, {"layers", 2}, {"state_budget", 1024}, {"mlp", true}};
   c.train = {{"steps", 1000}, {"curriculum", "none"}};
-  c.key += "/" + short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},  // as a stored key is
-                                 {"model", c.model},
-                                 {"task", {{"name", c.task}, {"options", c.task_options}}},
-                                 {"train", c.train}});
+  c.key += "/" + config_hash(c);  // as a stored key is
   c.state_size = 1024;
   c.state_budget = 1024;
   c.capacity_bits = 6.0 * pairs;

@@ -288,10 +288,7 @@ TEST(Contrasts, InferredFromOneKnobAndTestedWithHolm) {
 
 // `c` with its key's hash recomputed from its fields, as a stored file must have it (reports/results.cpp).
 Config keyed(Config c) {
-  c.key += "/" + short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
-                                 {"model", c.model},
-                                 {"task", {{"name", c.task}, {"options", c.task_options}}},
-                                 {"train", c.train}});
+  c.key += "/" + config_hash(c);
   return c;
 }
 
