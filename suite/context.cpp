@@ -39,7 +39,11 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// Set before main() by the generated build_commit.cpp; constant-initialised, so no order problem.
+const char* g_build_commit = nullptr;
+
 std::string git_commit() {
+  if (g_build_commit) return g_build_commit;
   const std::string src = RECALLBENCH_SOURCE_DIR;
   if (!std::filesystem::exists(std::filesystem::path(src) / ".git")) return "";
   std::string commit = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
@@ -50,6 +54,8 @@ std::string git_commit() {
 }
 
 }  // namespace
+
+void set_build_commit(const char* commit) { g_build_commit = commit; }
 
 std::string loaded_blas() {
   std::ifstream maps("/proc/self/maps");

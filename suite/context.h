@@ -6,12 +6,17 @@
 
 namespace rb {
 
-// Returns the context as JSON: recallbench_version, git_commit (of the recallbench source checkout, when
-// it is one; "dirty" marks uncommitted changes), date (UTC, ISO 8601), host, cpu_model, cores, threads
+// Returns the context as JSON: recallbench_version, git_commit (the commit the running executable was
+// built from, "-dirty" when its checkout had uncommitted changes, empty when it was not built from a git
+// checkout; a binary that records none, such as a test, asks its source checkout at run time), date (UTC, ISO 8601), host, cpu_model, cores, threads
 // (LibTorch intra-op threads each run uses), compiler, libtorch_version, blas (the BLAS library mapped
 // into this process, resolved through symlinks), build_type.
 // `threads` is passed in because the torch-free core cannot ask LibTorch.
 nlohmann::json capture_context(int threads);
+
+// Records the commit this executable was built from (called once, at static initialisation, by the
+// translation unit cmake/build_commit.cmake generates for `recallbench`). `commit` must outlive the process.
+void set_build_commit(const char* commit);
 
 // The BLAS shared libraries loaded in this process (from /proc/self/maps), resolved; empty if none yet.
 std::string loaded_blas();

@@ -6,6 +6,7 @@
 
 #include "suite/cli.h"
 #include "suite/blas_core.h"
+#include "suite/context.h"
 #include "suite/plugins.h"
 #include "core/errors.h"
 
@@ -28,6 +29,14 @@ int main(int argc, char** argv) {
       "4 internal error; 130 when `run` is interrupted (Ctrl-C, SIGTERM: finished runs are kept).",
       "recallbench"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    const auto c = rb::capture_context(1);
+    const std::string commit = c.value("git_commit", "");
+    return "recallbench " + c.value("recallbench_version", "") + ", built from " +
+           (commit.empty() ? std::string("no git checkout") : "commit " + commit) + " (" +
+           c.value("build_type", "") + ", LibTorch " + c.value("libtorch_version", "") + ", " +
+           c.value("compiler", "") + ")";
+  });
   // Declared for --help only: plugin_arguments() has already taken these out of argv.
   std::vector<std::string> plugin_help;
   app.add_option("--plugin", plugin_help,
@@ -44,6 +53,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const bool known = argc > 1 && rb::CommandRegistry::instance().find(argv[1]) != nullptr;

@@ -81,132 +81,163 @@ json without_curriculum(const TrainSpec& t) {
   return s.to_json()["train"];
 }
 
+// The battery's cells, each checked against this build's registry (script cells are checked when loaded).
+std::vector<std::string> battery_cells(const Battery& battery, const std::string& where) {
+  const std::vector<std::string> registered = registered_cells();
+  std::string registered_list;
+  for (const auto& n : registered) registered_list += (registered_list.empty() ? "" : ", ") + n;
+  auto is_registered = [&](const std::string& c) {
+    return std::find(registered.begin(), registered.end(), c) != registered.end();
+  };
+  for (size_t i = 0; i < battery.cells.size() && !battery.all_cells; ++i)
+    if (!is_script_cell(battery.cells[i]) && !is_registered(battery.cells[i]))
+      throw UsageError(where + ": field 'cells[" + std::to_string(i) + "]': cell '" + battery.cells[i] +
+                           "' is not registered in this build",
+                       "registered cells: " + registered_list);
+  if (!battery.reference.empty() && !is_registered(battery.reference))
+    throw UsageError(where + ": field 'reference': cell '" + battery.reference + "' is not registered in this build",
+                     "registered cells: " + registered_list);
+  return battery.all_cells ? registered : battery.cells;
+}
+
+// The size of the plan before it is built: a battery of a billion runs is bad input, not an allocation
+// failure (grids multiply: cells × points × recipes × seeds).
+void check_plan_size(const Battery& battery, const std::vector<std::string>& cells, const std::string& where) {
+  double runs = 0;
+  for (const auto& task : battery.tasks) {
+    double points = 1, cells_here = 0, recipes_here = 0;
+    for (const auto& [k, values] : task.grid) points *= static_cast<double>(values.size());
+    for (const auto& c : cells) cells_here += task.runs(c) ? 1 : 0;
+    for (const auto& r : battery.recipes) recipes_here += task.uses(r.name) ? 1 : 0;
+    runs += points * cells_here * recipes_here * static_cast<double>(battery.seeds.size());
+  }
+  if (runs > static_cast<double>(kMaxPlanRuns))
+    throw UsageError(fmt::format("{}: {:.3g} runs (cells × grid points × recipes × seeds), more than the {} one plan "
+                                 "may hold",
+                                 where, runs, kMaxPlanRuns),
+                     "split the battery, or use fewer seeds or grid values");
+}
+
+// Builds the plan's runs and its knob and reference contrasts, one task point and recipe at a time.
+class PlanBuilder {
+ public:
+  PlanBuilder(const Battery& battery, std::vector<std::string> cells, Plan& plan)
+      : battery_(battery), cells_(std::move(cells)), plan_(plan), where_("battery " + battery.name) {}
+
+  void add_point(size_t ti, const TaskPoint& point, const BatteryRecipe& recipe) {
+    std::map<std::string, std::string> config_of;  // cell → config key at this point and recipe
+    for (const auto& cell : cells_)
+      if (battery_.tasks[ti].runs(cell)) config_of[cell] = add_runs(ti, point, recipe, cell);
+    add_contrasts(point, recipe, config_of);
+  }
+
+ private:
+  // The cell's runs at this point and recipe, one per seed; returns their config key.
+  std::string add_runs(size_t ti, const TaskPoint& point, const BatteryRecipe& recipe, const std::string& cell) {
+    const auto& task = battery_.tasks[ti];
+    const std::string tf = "tasks[" + std::to_string(ti) + "]";
+    RunSpec base;
+    base.cell.name = cell;
+    base.cell.options = battery_.cell_options;
+    prepare_script_cell(base.cell, battery_.base_dir);
+    base.task.name = task.name;
+    base.task.options = point.options;
+    base.model = battery_.model;
+    base.train = recipe.train;
+    RunSpec resolved;
+    try {
+      resolved = resolve_spec(base);
+    } catch (const UsageError& e) {
+      throw UsageError(where_ + ": " + tf + " (" + point.label + "), cell " + cell + ", recipe " + recipe.name + ": " +
+                           e.what(),
+                       e.hint());
+    }
+    for (int64_t seed : battery_.seeds) {
+      RunSpec run = resolved;
+      run.seed = seed;
+      const std::string origin = tf + " (" + point.label + "), recipe " + recipe.name + ", cell " + cell;
+      auto [it, fresh] = seen_.emplace(run.key(), origin);
+      if (!fresh)
+        throw UsageError(where_ + ": run " + run.key() + " appears twice: from " + it->second + " and from " + origin,
+                         "make the task grids or recipes disjoint");
+      plan_.runs.push_back(run);
+    }
+    return resolved.config_key();
+  }
+
+  bool wants(const char* kind) const {
+    return std::find(battery_.contrasts.begin(), battery_.contrasts.end(), kind) != battery_.contrasts.end();
+  }
+
+  // Knob contrasts at this point and recipe, then each cell against the reference cell.
+  void add_contrasts(const TaskPoint& point, const BatteryRecipe& recipe,
+                     std::map<std::string, std::string>& config_of) {
+    const std::string on = " on " + point.label + (battery_.recipes.size() > 1 ? ", recipe " + recipe.name : "");
+    std::set<std::pair<std::string, std::string>> knob_pairs;  // cells already contrasted by a knob, either order
+    for (const auto& a : cells_) {
+      for (const auto& b : cells_) {
+        // One knob apart (core/knobs.h), `a` carrying it: conv, decay (booleans), transition (rank1 vs diag).
+        const auto kc = knob_contrast(cell_knobs(a), cell_knobs(b));
+        if (kc && kc->first_carries && wants(kc->knob.c_str())) {
+          plan_.contrasts.push_back({kc->knob + ": " + a + " vs " + b + on, kc->knob, config_of[a], config_of[b]});
+          knob_pairs.insert({a, b});
+          knob_pairs.insert({b, a});
+        }
+      }
+    }
+    const std::string& ref = battery_.reference;
+    for (const auto& a : cells_) {
+      // Against the reference cell, unless a knob contrast already tests that pair (the same test twice
+      // would only enlarge the Holm family).
+      if (wants("reference") && a != ref && config_of.count(ref) && !knob_pairs.count({a, ref}))
+        plan_.contrasts.push_back({"reference: " + a + " vs " + ref + on, "reference", config_of[a], config_of[ref]});
+    }
+  }
+
+  const Battery& battery_;
+  const std::vector<std::string> cells_;
+  Plan& plan_;
+  const std::string where_;
+  std::map<std::string, std::string> seen_;  // run key → where it came from
+};
+
+// Curriculum contrasts: a recipe with a curriculum against the same recipe without one.
+void add_curriculum_contrasts(Plan& plan) {
+  std::map<std::string, std::string> config_by;  // cell|task point|recipe json → config key
+  for (const auto& r : plan.runs) {
+    json t = r.to_json()["train"];
+    config_by[r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + t.dump()] = r.config_key();
+  }
+  std::set<std::pair<std::string, std::string>> made;
+  for (const auto& r : plan.runs) {
+    if (r.train.curriculum == "none") continue;
+    const std::string other =
+        r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + without_curriculum(r.train).dump();
+    auto it = config_by.find(other);
+    if (it == config_by.end() || !made.insert({r.config_key(), it->second}).second) continue;
+    std::string label = r.task.name;
+    for (const auto& [k, v] : r.task.options.items())
+      if (v.is_number_integer()) label += " " + k + ":" + v.dump();
+    plan.contrasts.push_back({"curriculum: " + r.train.curriculum + " vs none, " + r.cell.name + " on " + label,
+                              "curriculum", r.config_key(), it->second});
+  }
+}
+
 }  // namespace
 
 Plan make_plan(const Battery& battery) {
   const std::string where = "battery " + battery.name;
   Plan plan;
   plan.battery = battery;
-
-  const std::vector<std::string> registered = registered_cells();
-  std::string registered_list;
-  for (const auto& n : registered) registered_list += (registered_list.empty() ? "" : ", ") + n;
-  std::vector<std::string> cells = battery.all_cells ? registered : battery.cells;
-  for (size_t i = 0; i < cells.size() && !battery.all_cells; ++i)
-    if (!is_script_cell(cells[i]) && std::find(registered.begin(), registered.end(), cells[i]) == registered.end())
-      throw UsageError(where + ": field 'cells[" + std::to_string(i) + "]': cell '" + cells[i] +
-                           "' is not registered in this build",
-                       "registered cells: " + registered_list);
-  if (!battery.reference.empty() &&
-      std::find(registered.begin(), registered.end(), battery.reference) == registered.end())
-    throw UsageError(where + ": field 'reference': cell '" + battery.reference + "' is not registered in this build",
-                     "registered cells: " + registered_list);
-
-  // The size of the plan before it is built: a battery of a billion runs is bad input, not an allocation
-  // failure (grids multiply: cells × points × recipes × seeds).
-  {
-    double runs = 0;
-    for (const auto& task : battery.tasks) {
-      double points = 1, cells_here = 0, recipes_here = 0;
-      for (const auto& [k, values] : task.grid) points *= static_cast<double>(values.size());
-      for (const auto& c : cells) cells_here += task.runs(c) ? 1 : 0;
-      for (const auto& r : battery.recipes) recipes_here += task.uses(r.name) ? 1 : 0;
-      runs += points * cells_here * recipes_here * static_cast<double>(battery.seeds.size());
-    }
-    if (runs > static_cast<double>(kMaxPlanRuns))
-      throw UsageError(fmt::format("{}: {:.3g} runs (cells × grid points × recipes × seeds), more than the {} one plan "
-                                   "may hold",
-                                   where, runs, kMaxPlanRuns),
-                       "split the battery, or use fewer seeds or grid values");
-  }
-  std::map<std::string, std::string> seen;  // run key → where it came from
-  for (size_t ti = 0; ti < battery.tasks.size(); ++ti) {
-    const auto& task = battery.tasks[ti];
-    const std::string tf = "tasks[" + std::to_string(ti) + "]";
-    for (const auto& point : expand_grid(task, ti)) {
-      for (const auto& recipe : battery.recipes) {
-        if (!task.uses(recipe.name)) continue;
-        std::map<std::string, std::string> config_of;  // cell → config key at this point and recipe
-        for (const auto& cell : cells) {
-          if (!task.runs(cell)) continue;
-          RunSpec base;
-          base.cell.name = cell;
-          base.cell.options = battery.cell_options;
-          prepare_script_cell(base.cell, battery.base_dir);
-          base.task.name = task.name;
-          base.task.options = point.options;
-          base.model = battery.model;
-          base.train = recipe.train;
-          RunSpec resolved;
-          try {
-            resolved = resolve_spec(base);
-          } catch (const UsageError& e) {
-            throw UsageError(where + ": " + tf + " (" + point.label + "), cell " + cell + ", recipe " + recipe.name +
-                                 ": " + e.what(),
-                             e.hint());
-          }
-          config_of[cell] = resolved.config_key();
-          for (int64_t seed : battery.seeds) {
-            RunSpec run = resolved;
-            run.seed = seed;
-            const std::string origin = tf + " (" + point.label + "), recipe " + recipe.name + ", cell " + cell;
-            auto [it, fresh] = seen.emplace(run.key(), origin);
-            if (!fresh)
-              throw UsageError(where + ": run " + run.key() + " appears twice: from " + it->second + " and from " +
-                               origin, "make the task grids or recipes disjoint");
-            plan.runs.push_back(run);
-          }
-        }
-        // Knob contrasts at this point and recipe.
-        const std::string on = " on " + point.label + (battery.recipes.size() > 1 ? ", recipe " + recipe.name : "");
-        auto want = [&](const char* kind) {
-          return std::find(battery.contrasts.begin(), battery.contrasts.end(), kind) != battery.contrasts.end();
-        };
-        std::set<std::pair<std::string, std::string>> knob_pairs;  // cells already contrasted by a knob, either order
-        for (const auto& a : cells) {
-          for (const auto& b : cells) {
-            // One knob apart (core/knobs.h), `a` carrying it: conv, decay (booleans), transition (rank1 vs diag).
-            const auto kc = knob_contrast(cell_knobs(a), cell_knobs(b));
-            if (kc && kc->first_carries && want(kc->knob.c_str())) {
-              plan.contrasts.push_back({kc->knob + ": " + a + " vs " + b + on, kc->knob, config_of[a], config_of[b]});
-              knob_pairs.insert({a, b});
-              knob_pairs.insert({b, a});
-            }
-          }
-        }
-        for (const auto& a : cells) {
-          // Against the reference cell, unless a knob contrast already tests that pair (the same test twice
-          // would only enlarge the Holm family).
-          if (want("reference") && a != battery.reference && config_of.count(battery.reference) &&
-              !knob_pairs.count({a, battery.reference}))
-            plan.contrasts.push_back(
-                {"reference: " + a + " vs " + battery.reference + on, "reference", config_of[a], config_of[battery.reference]});
-        }
-      }
-    }
-  }
-
-  // Curriculum contrasts: a recipe with a curriculum against the same recipe without one.
-  if (std::find(battery.contrasts.begin(), battery.contrasts.end(), "curriculum") != battery.contrasts.end()) {
-    std::map<std::string, std::string> config_by;  // cell|task point|recipe json → config key
-    for (const auto& r : plan.runs) {
-      json t = r.to_json()["train"];
-      config_by[r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + t.dump()] = r.config_key();
-    }
-    std::set<std::pair<std::string, std::string>> made;
-    for (const auto& r : plan.runs) {
-      if (r.train.curriculum == "none") continue;
-      const std::string other =
-          r.cell.name + "|" + r.task.name + r.task.options.dump() + "|" + without_curriculum(r.train).dump();
-      auto it = config_by.find(other);
-      if (it == config_by.end() || !made.insert({r.config_key(), it->second}).second) continue;
-      std::string label = r.task.name;
-      for (const auto& [k, v] : r.task.options.items())
-        if (v.is_number_integer()) label += " " + k + ":" + v.dump();
-      plan.contrasts.push_back({"curriculum: " + r.train.curriculum + " vs none, " + r.cell.name + " on " + label,
-                                "curriculum", r.config_key(), it->second});
-    }
-  }
+  std::vector<std::string> cells = battery_cells(battery, where);
+  check_plan_size(battery, cells, where);
+  PlanBuilder builder(battery, std::move(cells), plan);
+  for (size_t ti = 0; ti < battery.tasks.size(); ++ti)
+    for (const auto& point : expand_grid(battery.tasks[ti], ti))
+      for (const auto& recipe : battery.recipes)
+        if (battery.tasks[ti].uses(recipe.name)) builder.add_point(ti, point, recipe);
+  if (std::find(battery.contrasts.begin(), battery.contrasts.end(), "curriculum") != battery.contrasts.end())
+    add_curriculum_contrasts(plan);
   return plan;
 }
 

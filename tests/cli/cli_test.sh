@@ -16,6 +16,17 @@ expect 0 "mqar" -- list tasks
 expect 0 "linear_attn_ref" -- list kernels
 expect 0 "first" -- list batteries
 expect 0 "libtorch_version" -- version
+expect 0 "^recallbench .*, built from " -- --version
+# The commit a run records is the one the binary was built from (cmake/build_commit.cmake), the same that
+# --version names; built from this checkout, it is a full commit hash.
+built=$("$rb" version | python3 -c 'import json,sys; print(json.load(sys.stdin)["git_commit"])')
+case "$("$rb" --version)" in
+  *"commit $built ("*) ;;
+  *) echo "FAIL: --version does not name the context's commit '$built'"; fail=1 ;;
+esac
+if [ -d "$src/.git" ] && ! [[ "$built" =~ ^[0-9a-f]{40}(-dirty)?$ ]]; then
+  echo "FAIL: built from a checkout, but the context's commit is '$built'"; fail=1
+fi
 expect 2 "valid commands: .*list" -- frobnicate
 expect 2 "valid cell names: .*diag+conv" -- run --cell nope --task mqar --out "$tmp"
 expect 2 "valid task names: .*mqar" -- run --cell diag --task nope --out "$tmp"

@@ -87,8 +87,8 @@ if [ -f "$src/ci/leaderboard/leaderboard.json" ]; then
   "$rb" leaderboard --file "$src/ci/leaderboard/leaderboard.json" --html "$artifacts/leaderboard.html" >/dev/null ||
     { echo "FAIL: recallbench leaderboard"; fail=1; }
   check_simple leaderboard "$artifacts/leaderboard.html" 'id="overall"'
-  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-laptop.png" 1280 2400
-  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-phone.png" 390 2400
+  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-laptop.png" 1280 3800  # 12 rows, 5 points, the rows table
+  screenshot "$artifacts/leaderboard.html" "$artifacts/leaderboard-phone.png" 390 5600
 fi
 if [ -f "$src/ci/claims/seed-claims-results.json" ]; then
   "$rb" verify --claims "$src/ci/claims/seed-claims.json" --results "$src"/ci/claims/seed-claims*-results.json \
