@@ -497,8 +497,9 @@ const char* const kHaystackCurriculum = R"JSON({
 //  - S_3 state tracking at length 16 (the guardrail; S_5 and S_3 at length 32 stayed below 0.4 for every
 //    cell at this width).
 // One cell's row is at most 50 runs. Measured on this 2-core VM with 2 workers (docs/leaderboard.md), rows
-// from scratch: attention 804 s wall (0.45 core-hours, the slowest), rank1+decay 744 s, diag+decay 722 s,
-// diag+decay+conv 711 s, diag 675 s, swa 614 s, baseconv 435 s; the cells that never lock in on tiny MQAR
+// from scratch: rank1 829 s wall (0.46 core-hours, the slowest), attention 804 s, rank1+decay 744 s,
+// diag+decay 722 s, diag+decay+conv 711 s, diag 675 s, mamba2 647 s, swa 614 s, rank1+conv 469 s,
+// baseconv 435 s, diag+conv 409 s; the cells that never lock in on tiny MQAR
 // run its 6000 steps in 50-75 s a run. The TorchScript example cell (2.8x the native step time) is in
 // docs/leaderboard.md. The estimate `list batteries` prints (<= 10.2 core-hours for
 // 12 cells) is an upper bound: runs that lock in stop early.
@@ -587,7 +588,7 @@ const char* const kSeedClaims1Layer = R"JSON({
 RB_REGISTER(BatteryRegistry, leaderboard,
             BatteryEntry{"leaderboard",
                          "every cell, 5 task points at state 1024, 10 seeds: ci/leaderboard rows; a row from scratch "
-                         "(50 runs) measured 7.3-13.4 min wall with 2 workers (7 cells, docs/leaderboard.md)",
+                         "(50 runs) measured 6.8-13.8 min wall with 2 workers (11 cells, docs/leaderboard.md)",
                          [] { return preset(kLeaderboard); }});
 RB_REGISTER(BatteryRegistry, seed_claims,
             BatteryEntry{"seed-claims", "the seed preprint's claims at width 32 (ci/claims/seed-claims.json)",
