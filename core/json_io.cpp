@@ -1,7 +1,5 @@
 #include "core/json_io.h"
 
-#include "core/rng.h"
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/rng.h"
 
 namespace rb {
 
@@ -151,8 +150,14 @@ template double require_field<double>(const json&, const std::string&, const std
 template bool require_field<bool>(const json&, const std::string&, const std::string&);
 template json require_field<json>(const json&, const std::string&, const std::string&);
 
-std::string short_hash(const json& j) {
-  return fmt::format("{:012x}", hash_string(j.dump()) & 0xFFFFFFFFFFFFull);
+std::string short_hash_of(const std::string& bytes) {
+  return fmt::format("{:012x}", hash_string(bytes) & 0xFFFFFFFFFFFFull);
+}
+
+std::string short_hash(const json& j) { return short_hash_of(j.dump()); }
+
+bool key_ends_with_hash(const std::string& key, const std::string& hash) {
+  return key.size() > hash.size() && key.compare(key.size() - hash.size() - 1, std::string::npos, "/" + hash) == 0;
 }
 
 json canonical_config(const json& spec) {

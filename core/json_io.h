@@ -49,6 +49,10 @@ int64_t checked_integer(const json& value, const std::string& name);
 // 12 hex digits of a stable 64-bit hash of `j.dump()` (keys sorted, so canonical): the trailing part of a
 // config key (suite/spec.h).
 std::string short_hash(const json& j);
+// The same 12 hex digits over raw bytes (a TorchScript cell file's content hash).
+std::string short_hash_of(const std::string& bytes);
+// Whether `key` ends with "/<hash>": how readers check a stored key against the hash of its fields.
+bool key_ends_with_hash(const std::string& key, const std::string& hash);
 
 // What a config key's hash covers, from a run spec's JSON ({cell, model, task, train, seed}): everything but
 // the seed and a TorchScript cell's path (its content hash, a cell option, stands for the file). Readers of

@@ -167,8 +167,7 @@ RunDocument RunDocument::from_json(const json& doc, const std::string& where) {
   }
   // The key and the spec must agree: a spec edited after the run (or pasted from another) is refused.
   const std::string want = short_hash(canonical_config(d.spec));
-  if (d.config_key.size() < want.size() + 1 || d.config_key.compare(d.config_key.size() - want.size() - 1, std::string::npos, "/" + want) != 0 ||
-      d.key.rfind(d.config_key + "/seed:", 0) != 0)
+  if (!key_ends_with_hash(d.config_key, want) || d.key.rfind(d.config_key + "/seed:", 0) != 0)
     throw UsageError(fmt::format("{}: its spec hashes to {}, but its keys are '{}' and '{}': the spec was edited or "
                                  "belongs to another run",
                                  where, want, d.config_key, d.key),

@@ -361,7 +361,7 @@ Config read_config(const json& j, const std::string& where) {
   c.train = require_field<json>(j, "train", where);
   // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.
   const std::string want = config_hash(c);
-  if (c.key.size() < want.size() + 1 || c.key.compare(c.key.size() - want.size() - 1, std::string::npos, "/" + want) != 0)
+  if (!key_ends_with_hash(c.key, want))
     throw UsageError(fmt::format("{}: its cell, model, task and train fields hash to {}, but its key is '{}': the "
                                  "fields were edited or belong to another config",
                                  where, want, c.key),

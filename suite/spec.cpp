@@ -12,10 +12,8 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
-#include "core/rng.h"
 
 namespace rb {
-
 
 bool is_script_cell(const std::string& name) { return name.rfind(kScriptCellPrefix, 0) == 0; }
 
@@ -36,7 +34,7 @@ void prepare_script_cell(NamedSpec& cell, const std::string& base_dir) {
   cell.path = fs::absolute(file).lexically_normal().string();
   cell.name = std::string(kScriptCellPrefix) + file.stem().string();
   if (!cell.options.is_object()) cell.options = json::object();
-  cell.options["content_hash"] = fmt::format("{:012x}", hash_string(bytes) & 0xFFFFFFFFFFFFull);
+  cell.options["content_hash"] = short_hash_of(bytes);
 }
 
 template <class Spec>

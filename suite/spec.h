@@ -109,7 +109,6 @@ struct SpecNumber {
 const std::vector<SpecNumber<ModelSpec>>& model_numbers();
 const std::vector<SpecNumber<TrainSpec>>& train_numbers();
 
-
 // Plausible bounds on a run, stated in `recallbench run --help` and suite/battery_schema.md. Beyond them a
 // run is an impossible config (exit 2) rather than an hour of swapping or a crash inside LibTorch: every
 // row of model_numbers() and train_numbers(); task options length 1..65536, vocab 2..10^6, pairs 1..10^5;
