@@ -1,5 +1,7 @@
 #include "suite/context.h"
 
+#include "suite/allocator.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -98,6 +100,7 @@ nlohmann::json capture_context(int threads) {
   if (auto corename = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename")))
     c["blas_core"] = corename();
   c["build_type"] = RECALLBENCH_BUILD_TYPE;
+  c["allocator"] = allocator_description();  // suite/allocator.h: speed, never the numbers
   return c;
 }
 

@@ -1,84 +1,50 @@
 // recallbench: the command line. Exit codes (every command): 0 success, 1 significant regression,
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
-#include <cstdio>
-#include <string>
-#include <vector>
+//
+// This executable is the front end, linked without LibTorch: the commands that only read and write JSON
+// (stats, report, compare, verify, leaderboard, baseline, sample) run here and start in milliseconds instead
+// of the second that loading LibTorch's shared libraries takes. Every other command, the global --help and
+// --version, and any invocation with plugins are handed to recallbench-torch (beside this executable) by
+// exec, with the same arguments.
+#include <unistd.h>
 
-#include "suite/cli.h"
-#include "suite/blas_core.h"
-#include "suite/context.h"
-#include "suite/plugins.h"
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
 #include "core/errors.h"
+#include "suite/allocator.h"
+#include "suite/cli.h"
+#include "suite/cli_main.h"
+
+namespace {
+
+// True when this front end can run the command itself: it is registered here and no plugin is asked for
+// (plugins register cells, which live in recallbench-torch).
+bool runs_here(int argc, char** argv) {
+  if (const char* p = std::getenv("RECALLBENCH_PLUGINS"); p && *p) return false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--plugin") == 0 || std::strncmp(argv[i], "--plugin=", 9) == 0) return false;
+  return argc > 1 && argv[1][0] != '-' && rb::CommandRegistry::instance().find(argv[1]) != nullptr;
+}
+
+[[noreturn]] void exec_torch_side(char** argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string torch_side = (ec ? std::filesystem::path(argv[0]) : self).parent_path() / "recallbench-torch";
+  ::execv(torch_side.c_str(), argv);
+  std::fprintf(stderr, "recallbench: internal error: cannot start %s (%s); it is built and installed beside "
+                       "recallbench\n", torch_side.c_str(), std::strerror(errno));
+  std::exit(rb::kExitInternal);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  rb::maybe_reexec_with_better_blas_core(argv);
-  // Plugins register cells before any command is built or run (suite/plugins.h).
-  std::vector<std::string> plugins;
-  try {
-    plugins = rb::plugin_arguments(argc, argv);
-    rb::load_plugins(plugins);
-  } catch (const rb::UsageError& e) {
-    std::fprintf(stderr, "recallbench: error: %s\n", e.what());
-    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
-    return rb::kExitUsage;
-  }
-  CLI::App app{
-      "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
-      "lock-in counts with exact statistics, and gates CI on significant regressions.\n"
-      "Exit codes: 0 ok, 1 regression, 2 bad input/usage, 3 inconclusive (with --fail-on-inconclusive),\n"
-      "4 internal error; 130 when `run` is interrupted (Ctrl-C, SIGTERM: finished runs are kept).",
-      "recallbench"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", [] {
-    const auto c = rb::capture_context(1);
-    const std::string commit = c.value("git_commit", "");
-    return "recallbench " + c.value("recallbench_version", "") + ", built from " +
-           (commit.empty() ? std::string("no git checkout") : "commit " + commit) + " (" +
-           c.value("build_type", "") + ", LibTorch " + c.value("libtorch_version", "") + ", " +
-           c.value("compiler", "") + ")";
-  });
-  // Declared for --help only: plugin_arguments() has already taken these out of argv.
-  std::vector<std::string> plugin_help;
-  app.add_option("--plugin", plugin_help,
-                 "Load cells from a shared library built against the installed cell API (repeatable; before the "
-                 "command; also RECALLBENCH_PLUGINS=a.so:b.so)");
-  std::vector<std::pair<CLI::App*, rb::CommandFn>> commands;
-  for (const auto& entry : rb::CommandRegistry::instance().entries()) {
-    auto* sub = app.add_subcommand(entry.name, entry.help);
-    commands.emplace_back(sub, entry.add(*sub));
-  }
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    const bool known = argc > 1 && rb::CommandRegistry::instance().find(argv[1]) != nullptr;
-    if (argc > 1 && argv[1][0] != '-' && !known) {
-      std::string valid;
-      for (const auto& [sub, fn] : commands) valid += (valid.empty() ? "" : ", ") + sub->get_name();
-      std::fprintf(stderr, "recallbench: unknown command '%s'\n  valid commands: %s\n", argv[1], valid.c_str());
-      return rb::kExitUsage;
-    }
-    app.exit(e);
-    return rb::kExitUsage;
-  }
-
-  try {
-    for (const auto& [sub, fn] : commands)
-      if (sub->parsed()) return fn();
-    std::fprintf(stderr, "recallbench: no command given; see --help\n");
-    return rb::kExitUsage;
-  } catch (const rb::UsageError& e) {
-    std::fprintf(stderr, "recallbench: error: %s\n", e.what());
-    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
-    return rb::kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "recallbench: internal error: %s\n", e.what());
-    return rb::kExitInternal;
-  }
+  if (!runs_here(argc, argv)) exec_torch_side(argv);
+  rb::tune_allocator();
+  return rb::run_cli(argc, argv);
 }

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cells/cell.h"
+#include "suite/allocator.h"
 #include "suite/blas_core.h"
 #include "suite/train/model.h"
 #include "suite/train/train_api.h"
@@ -83,6 +84,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace rb
 
 int main(int argc, char** argv) {
+  rb::tune_allocator();                          // the allocator settings the trainer runs with
   rb::maybe_reexec_with_better_blas_core(argv);  // the BLAS core the trainer runs on
   std::vector<int64_t> lengths = {256, 1024};
   std::vector<char*> rest;

@@ -1,0 +1,76 @@
+#include "suite/cli_main.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+#include "suite/cli.h"
+#include "suite/context.h"
+
+namespace rb {
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{
+      "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
+      "lock-in counts with exact statistics, and gates CI on significant regressions.\n"
+      "Exit codes: 0 ok, 1 regression, 2 bad input/usage, 3 inconclusive (with --fail-on-inconclusive),\n"
+      "4 internal error; 130 when `run` is interrupted (Ctrl-C, SIGTERM: finished runs are kept).",
+      "recallbench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    const auto c = capture_context(1);
+    const std::string commit = c.value("git_commit", "");
+    return "recallbench " + c.value("recallbench_version", "") + ", built from " +
+           (commit.empty() ? std::string("no git checkout") : "commit " + commit) + " (" +
+           c.value("build_type", "") + ", LibTorch " + c.value("libtorch_version", "") + ", " +
+           c.value("compiler", "") + ")";
+  });
+  // Declared for --help only: plugin_arguments() has already taken these out of argv.
+  std::vector<std::string> plugin_help;
+  app.add_option("--plugin", plugin_help,
+                 "Load cells from a shared library built against the installed cell API (repeatable; before the "
+                 "command; also RECALLBENCH_PLUGINS=a.so:b.so)");
+  std::vector<std::pair<CLI::App*, CommandFn>> commands;
+  for (const auto& entry : CommandRegistry::instance().entries()) {
+    auto* sub = app.add_subcommand(entry.name, entry.help);
+    commands.emplace_back(sub, entry.add(*sub));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const bool known = argc > 1 && CommandRegistry::instance().find(argv[1]) != nullptr;
+    if (argc > 1 && argv[1][0] != '-' && !known) {
+      std::string valid;
+      for (const auto& [sub, fn] : commands) valid += (valid.empty() ? "" : ", ") + sub->get_name();
+      std::fprintf(stderr, "recallbench: unknown command '%s'\n  valid commands: %s\n", argv[1], valid.c_str());
+      return kExitUsage;
+    }
+    app.exit(e);
+    return kExitUsage;
+  }
+
+  try {
+    for (const auto& [sub, fn] : commands)
+      if (sub->parsed()) return fn();
+    std::fprintf(stderr, "recallbench: no command given; see --help\n");
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "recallbench: error: %s\n", e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "recallbench: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+}
+
+}  // namespace rb
