@@ -105,7 +105,8 @@ class Fields {
 
 const char* const kResultFields[] = {"status",  "message",      "final_accuracy",   "best_accuracy", "locked_in",
                                      "lock_in_step", "steps",   "wall_seconds",     "steps_per_second",
-                                     "state_size", "parameters", "architecture",     "knobs", "capacity_bits"};
+                                     "state_size", "parameters", "architecture",     "knobs", "capacity_bits",
+                                     "eval_fingerprint", "train_fingerprint"};
 
 }  // namespace
 
@@ -123,6 +124,8 @@ json RunDocument::to_json() const {
   r["state_size"] = result.state_size;
   r["parameters"] = result.parameters;
   if (!result.architecture.empty()) r["architecture"] = result.architecture;
+  if (!result.eval_fingerprint.empty()) r["eval_fingerprint"] = result.eval_fingerprint;
+  if (!result.train_fingerprint.empty()) r["train_fingerprint"] = result.train_fingerprint;
   if (result.knobs.is_object()) r["knobs"] = result.knobs;
   r["capacity_bits"] = result.capacity_bits;
   json c = json::array();
@@ -194,6 +197,8 @@ RunDocument RunDocument::from_json(const json& doc, const std::string& where) {
   o.state_size = r.count("state_size", 0);
   o.parameters = r.count_or("parameters", 0, 0);
   o.architecture = r.text_or("architecture", "");
+  o.eval_fingerprint = r.text_or("eval_fingerprint", "");
+  o.train_fingerprint = r.text_or("train_fingerprint", "");
   if (const json* k = r.find("knobs"); k && !k->is_null()) o.knobs = r.object("knobs");
   o.capacity_bits = r.number_or("capacity_bits", 0.0, kMaxCount, 0.0);
   o.details = top.object("result");

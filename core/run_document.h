@@ -21,6 +21,8 @@ namespace rb {
 
 inline constexpr int kRunSchemaVersion = 1;
 inline constexpr const char* kRunKind = "recallbench.run";
+// Training batches (the first ones, steps 1..4) hashed into a run's train_fingerprint.
+inline constexpr int64_t kTrainFingerprintBatches = 4;
 
 // The outcome of one run (the document's "result").
 struct RunResult {
@@ -36,6 +38,10 @@ struct RunResult {
   int64_t state_size = 0;        // recurrent state per layer per sequence, in numbers
   int64_t parameters = 0;        // trainable parameters of the whole model
   std::string architecture;      // hash of the parameters' names and shapes ("" in older documents)
+  std::string eval_fingerprint;  // hash of the held-out set (tasks/task.h DataFingerprint): the same for
+                                 // every seed of a config ("" in older documents)
+  std::string train_fingerprint; // hash of the first training batches (at most kTrainFingerprintBatches):
+                                 // different for every seed ("" in older documents)
   nlohmann::json knobs = nullptr;  // the cell's registered knobs (core/knobs.h); null in older documents
   double capacity_bits = 0.0;    // what the task requires the state to hold
   nlohmann::json details = nlohmann::json::object();  // the rest, kept as written: final_loss, best_step,

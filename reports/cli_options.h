@@ -26,6 +26,10 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
   sub->add_flag("--allow-model-change", f.gate.allow_model_change,
                 "Compare configs whose model changed under the same key (state size, parameters, architecture); "
                 "without it such a config is 'model changed' and the exit code is 2");
+  sub->add_flag("--allow-data-change", f.gate.allow_data_change,
+                "Compare configs whose task (held-out set fingerprint) or training data stream (first batches' "
+                "fingerprint per seed) changed under the same key; without it such a config is 'task changed' or "
+                "'data stream changed' and the exit code is 2. Seeds that are not independent are never compared");
   sub->add_option("--power", f.gate.target_power,
                   "Power the 'seeds needed' calculation aims for (default 0.8)")
       ->check(CLI::Range(0.01, 0.999));

@@ -114,7 +114,10 @@ const char* verdict_name(Verdict v) {
     case Verdict::kImprovement: return "improvement";
     case Verdict::kInconclusive: return "inconclusive";
     case Verdict::kRegression: return "regression";
+    case Verdict::kDataStreamChanged: return "data stream changed";
+    case Verdict::kTaskChanged: return "task changed";
     case Verdict::kModelChanged: return "model changed";
+    case Verdict::kSeedsNotIndependent: return "seeds not independent";
   }
   return "?";
 }
@@ -158,6 +161,56 @@ std::string model_difference(const Config& b, const Config& c) {
   if (b.cell_options != c.cell_options)
     parts.push_back(fmt::format("cell options {} → {}", b.cell_options.dump(), c.cell_options.dump()));
   return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+namespace {
+
+std::string seed_list(const std::vector<int64_t>& seeds) {
+  std::vector<std::string> parts;
+  for (int64_t s : seeds) parts.push_back(std::to_string(s));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// Seeds of one side that share a training fingerprint with another seed of the same config: "seeds 0, 1, 2"
+// ("" when every recorded fingerprint is distinct).
+std::string shared_fingerprints(const Config& c) {
+  std::map<std::string, std::vector<int64_t>> by_fingerprint;
+  for (const auto& s : c.seeds)
+    if (!s.train_fingerprint.empty()) by_fingerprint[s.train_fingerprint].push_back(s.seed);
+  std::vector<int64_t> shared;
+  for (const auto& [fp, seeds] : by_fingerprint)
+    if (seeds.size() > 1) shared.insert(shared.end(), seeds.begin(), seeds.end());
+  std::sort(shared.begin(), shared.end());
+  return shared.empty() ? "" : "seeds " + seed_list(shared);
+}
+
+}  // namespace
+
+void data_difference(ConfigComparison& cc) {
+  const Config& b = *cc.baseline;
+  const Config& c = *cc.current;
+  if (const std::string cur = shared_fingerprints(c); !cur.empty())
+    cc.dependent_seeds = "current: " + cur + " saw the same training batches";
+  else if (const std::string base = shared_fingerprints(b); !base.empty())
+    cc.dependent_seeds = "baseline: " + base + " saw the same training batches";
+  std::map<int64_t, std::string> base_stream;
+  for (const auto& s : b.seeds)
+    if (!s.train_fingerprint.empty()) base_stream[s.seed] = s.train_fingerprint;
+  std::vector<int64_t> changed;
+  int64_t paired = 0;
+  for (const auto& s : c.seeds) {
+    const auto it = base_stream.find(s.seed);
+    if (it == base_stream.end() || s.train_fingerprint.empty()) continue;
+    ++paired;
+    if (it->second != s.train_fingerprint) changed.push_back(s.seed);
+  }
+  if (!changed.empty())
+    cc.stream_change = fmt::format("seeds {} of {} with the same seed number", seed_list(changed), paired);
+  const bool eval_recorded = !b.eval_fingerprint.empty() && !c.eval_fingerprint.empty();
+  if (eval_recorded && b.eval_fingerprint != c.eval_fingerprint)
+    cc.task_change = fmt::format("held-out set {} → {}", b.eval_fingerprint, c.eval_fingerprint);
+  // A seed-shift replicate pairs no seed with the baseline: the held-out set alone is then the check.
+  cc.data_checked = eval_recorded;
 }
 
 namespace {
@@ -260,6 +313,7 @@ void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vect
     cc.baseline = &b;
     cc.current = it->second;
     cc.model_change = model_difference(b, *it->second);
+    data_difference(cc);
     cmp.configs.push_back(cc);
   }
   for (const auto& c : current)
@@ -367,6 +421,11 @@ void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
   }
   if (!cc.model_change.empty())
     cc.reason = "model changed (" + cc.model_change + "), compared anyway (--allow-model-change); " + cc.reason;
+  if (!cc.task_change.empty() || !cc.stream_change.empty())
+    cc.reason = "data changed (" + (cc.task_change.empty() ? "" : "task: " + cc.task_change) +
+                (cc.task_change.empty() || cc.stream_change.empty() ? "" : "; ") +
+                (cc.stream_change.empty() ? "" : "data stream: " + cc.stream_change) +
+                "), compared anyway (--allow-data-change); " + cc.reason;
 }
 
 // For an inconclusive config: about how many seeds per side would decide, planned for the larger of the
@@ -413,10 +472,33 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
   std::vector<ConfigComparison*> tested;
   for (auto& cc : cmp.configs) {
     measure(cc);
+    if (!cc.data_checked) ++cmp.data_unchecked;
+    // Identity before statistics, the most severe first: outcomes cannot show any of these.
+    if (!cc.dependent_seeds.empty()) {
+      cc.verdict = Verdict::kSeedsNotIndependent;
+      cc.reason = "seeds not independent: " + cc.dependent_seeds +
+                  "; every count, interval and p-value assumes independent draws of the data, so nothing is "
+                  "compared (the seed no longer reaches the training stream: a bug to fix, not to accept)";
+      continue;
+    }
     if (!cc.model_change.empty() && !o.allow_model_change) {
       cc.verdict = Verdict::kModelChanged;
       cc.reason = "the model under this key changed: " + cc.model_change +
                   "; not compared (review the change, then re-record the baseline, or pass --allow-model-change)";
+      continue;
+    }
+    if (!cc.task_change.empty() && !o.allow_data_change) {
+      cc.verdict = Verdict::kTaskChanged;
+      cc.reason = "the task under this key changed: " + cc.task_change +
+                  " (its generator no longer makes the baseline's examples); not compared (review the change, then "
+                  "re-record the baseline, or pass --allow-data-change)";
+      continue;
+    }
+    if (!cc.stream_change.empty() && !o.allow_data_change) {
+      cc.verdict = Verdict::kDataStreamChanged;
+      cc.reason = "the training data stream changed: " + cc.stream_change +
+                  " saw other first training batches than in the baseline; not compared (review the change, then "
+                  "re-record the baseline, or pass --allow-data-change)";
       continue;
     }
     tested.push_back(&cc);
@@ -445,8 +527,8 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
       cc.detectable = detectable_effect(*cc.baseline, cc.n_cur, cc.level_needed, o);
   }
   // The counters in Verdict order (by severity).
-  int64_t* const count_of[] = {&cmp.unchanged, &cmp.improvements, &cmp.inconclusive, &cmp.regressions,
-                               &cmp.model_changed};
+  int64_t* const count_of[] = {&cmp.unchanged,    &cmp.improvements, &cmp.inconclusive,  &cmp.regressions,
+                               &cmp.data_changed, &cmp.data_changed, &cmp.model_changed, &cmp.data_changed};
   for (const auto& cc : cmp.configs) {
     if (severity(cc.verdict) > severity(cmp.verdict)) cmp.verdict = cc.verdict;
     ++*count_of[severity(cc.verdict)];
@@ -458,7 +540,7 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
 }
 
 int gate_exit_code(const Comparison& c, bool fail_on_inconclusive) {
-  if (c.verdict == Verdict::kModelChanged) return kExitUsage;
+  if (severity(c.verdict) > severity(Verdict::kRegression)) return kExitUsage;  // an identity changed
   if (c.verdict == Verdict::kRegression) return 1;
   if (c.verdict == Verdict::kInconclusive && fail_on_inconclusive) return 3;
   return 0;
@@ -475,15 +557,21 @@ json comparison_to_json(const Comparison& c) {
         {"verdict", verdict_name(cc.verdict)},
         {"reason", cc.reason},
         {"model_change", cc.model_change.empty() ? json(nullptr) : json(cc.model_change)},
+        {"task_change", cc.task_change.empty() ? json(nullptr) : json(cc.task_change)},
+        {"data_stream_change", cc.stream_change.empty() ? json(nullptr) : json(cc.stream_change)},
+        {"dependent_seeds", cc.dependent_seeds.empty() ? json(nullptr) : json(cc.dependent_seeds)},
+        {"data_checked", cc.data_checked},
         {"baseline",
          {{"locked_in", cc.k_base}, {"seeds", cc.n_base}, {"median_recall", cc.recall_base},
           {"state_size", cc.baseline->state_size}, {"parameters", cc.baseline->parameters},
-          {"architecture", cc.baseline->architecture}, {"steps_to_lock_in_median", num(cc.median_time_base)},
+          {"architecture", cc.baseline->architecture}, {"eval_fingerprint", cc.baseline->eval_fingerprint},
+          {"steps_to_lock_in_median", num(cc.median_time_base)},
           {"steps_to_lock_in_restricted_mean", cc.time_base}}},
         {"current",
          {{"locked_in", cc.k_cur}, {"seeds", cc.n_cur}, {"median_recall", cc.recall_cur},
           {"state_size", cc.current->state_size}, {"parameters", cc.current->parameters},
-          {"architecture", cc.current->architecture}, {"steps_to_lock_in_median", num(cc.median_time_cur)},
+          {"architecture", cc.current->architecture}, {"eval_fingerprint", cc.current->eval_fingerprint},
+          {"steps_to_lock_in_median", num(cc.median_time_cur)},
           {"steps_to_lock_in_restricted_mean", cc.time_cur}}},
         {"lock_in_rate_change", cc.rate_change},
         {"recall_change", cc.recall_change},
@@ -516,11 +604,12 @@ json comparison_to_json(const Comparison& c) {
            {{"alpha", c.options.alpha}, {"min_lock_in_drop", c.options.min_lockin_drop},
             {"min_recall_drop", c.options.min_recall_drop}, {"min_slowdown", c.options.min_slowdown},
             {"target_power", c.options.target_power}, {"adjust", stats::adjust_method_name(c.options.adjust)},
-            {"allow_model_change", c.options.allow_model_change}}},
+            {"allow_model_change", c.options.allow_model_change}, {"allow_data_change", c.options.allow_data_change}}},
           {"tests", c.tests},
           {"counts",
            {{"regression", c.regressions}, {"improvement", c.improvements}, {"inconclusive", c.inconclusive},
-            {"no_change", c.unchanged}, {"model_changed", c.model_changed}}},
+            {"no_change", c.unchanged}, {"model_changed", c.model_changed}, {"data_changed", c.data_changed},
+            {"data_unchecked", c.data_unchecked}}},
           {"configs", configs},
           {"missing_in_current", c.missing_in_current},
           {"missing_in_baseline", c.missing_in_baseline},

@@ -47,6 +47,8 @@ struct GateOptions {
   int64_t max_seeds = 200;        // the seed calculation gives up above this
   double min_slowdown = 0.3;      // smallest change in restricted mean time to lock-in that counts (+30%)
   bool allow_model_change = false;  // compare configs whose model changed anyway (flagged in the reason)
+  bool allow_data_change = false;   // compare configs whose task or data stream changed anyway (flagged);
+                                    // seeds that are not independent are never compared
   bool power_analysis = false;    // also compute each config's detectable effects (DetectableEffect; costs
                                   // a few hundred exact log-rank tests per config)
 };
@@ -66,8 +68,16 @@ struct DetectableEffect {
 DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& options);
 
 // In increasing severity.
-enum class Verdict { kNoChange, kImprovement, kInconclusive, kRegression, kModelChanged };
-// "no change", "improvement", "inconclusive", "regression", "model changed".
+// The last four are judged by identity, not statistics, and are never compared: the data stream of a seed
+// changed (its first training batches differ from the baseline's for the same seed), the task changed (the
+// held-out set differs), the model changed (state size, parameters, architecture), or the current seeds
+// are not independent draws (two seeds of one config saw the same training batches; never allowed).
+enum class Verdict {
+  kNoChange, kImprovement, kInconclusive, kRegression,
+  kDataStreamChanged, kTaskChanged, kModelChanged, kSeedsNotIndependent
+};
+// "no change", "improvement", "inconclusive", "regression", "data stream changed", "task changed",
+// "model changed", "seeds not independent".
 const char* verdict_name(Verdict v);
 
 // One matched configuration.
@@ -101,6 +111,11 @@ struct ConfigComparison {
   DetectableEffect detectable;        // with GateOptions::power_analysis
   std::string model_change;           // what differs in the model ("" when the same), e.g.
                                       // "state_size 1312 → 1120; parameters 28288 → 27904"
+  std::string task_change;            // the held-out set's fingerprint, "3f2a9c0d41be → 71c0e2aa9b13" ("" when
+                                      // the same or either side records none)
+  std::string stream_change;          // the seeds whose training fingerprint differs, "seeds 0, 3, 7 of 10"
+  std::string dependent_seeds;        // seeds sharing one training fingerprint, "current: seeds 0, 1, ..., 9"
+  bool data_checked = false;          // both sides record data fingerprints (older baselines do not)
   double min_attainable_p = 1.0;      // smallest one-sided p these seed counts can give (both tests)
   double level_needed = 0.0;          // alpha / tests: what a lone change must reach after Holm
   Verdict verdict = Verdict::kNoChange;
@@ -122,6 +137,9 @@ struct Comparison {
   Verdict verdict = Verdict::kNoChange;         // worst of the configs (model changed > regression >
                                                 // inconclusive > improvement > no change)
   int64_t regressions = 0, improvements = 0, inconclusive = 0, unchanged = 0, model_changed = 0;
+  int64_t data_changed = 0;                     // configs whose task or data stream changed, or whose seeds
+                                                // are not independent
+  int64_t data_unchecked = 0;                   // matched configs without fingerprints on a side (older files)
   json baseline_context = json::object();
   json current_context = json::object();
 };
@@ -136,6 +154,10 @@ void check_comparable(const std::vector<Config>& baseline, const std::vector<Con
 // or the two are not comparable.
 Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current,
                    const GateOptions& options = {});
+
+// Fills cc's task_change, stream_change, dependent_seeds and data_checked from the two sides' data
+// fingerprints (tasks/task.h DataFingerprint): called by compare() for every matched config.
+void data_difference(ConfigComparison& cc);
 
 // What differs between the models of two configs with the same key ("" when nothing): state size,
 // parameter count, architecture hash (when both record one), resolved cell options.

@@ -172,7 +172,9 @@ std::string verdict_class(const std::string& verdict) {
   if (verdict == "inconclusive") return "v-inc";
   if (verdict == "improvement") return "v-imp";
   if (verdict == "no change") return "v-ok";
-  if (verdict == "model changed") return "v-reg";
+  if (verdict == "model changed" || verdict == "task changed" || verdict == "data stream changed" ||
+      verdict == "seeds not independent")
+    return "v-reg";  // an identity changed: not compared, exit 2
   return "v-none";
 }
 
@@ -185,15 +187,21 @@ std::string section_verdict(const ReportInput& in) {
     return s;
   }
   const Comparison& c = *in.comparison;
-  s += fmt::format("<p>{} model changed, {} regression(s), {} inconclusive, {} improvement(s), {} unchanged of {} "
-                   "configs compared against <code>{}</code>. A regression needs a drop of at least {:.0f} points in "
-                   "lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted mean steps; exact "
-                   "log-rank test), significant after {} adjustment over {} one-sided tests at alpha {}. A config whose "
-                   "model changed under the same key (state size, parameters, architecture) is not compared{}.</p>",
-                   c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged, c.configs.size(),
-                   esc(in.baseline_path), 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
-                   100 * c.options.min_slowdown, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
-                   c.options.allow_model_change ? " (here compared anyway: --allow-model-change)" : "");
+  s += fmt::format("<p>{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
+                   "unchanged of {} configs compared against <code>{}</code>. Identity is checked first and is never "
+                   "a matter of statistics: a config whose model (state size, parameters, architecture), task "
+                   "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
+                   "under the same key is not compared{}{}, and seeds of one config that saw the same training "
+                   "batches are not independent and are never compared. Then a regression needs a drop of at least "
+                   "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
+                   "mean steps; exact log-rank test), significant after {} adjustment over {} one-sided tests at "
+                   "alpha {}{}.</p>",
+                   c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
+                   c.configs.size(), esc(in.baseline_path),
+                   c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
+                   c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
+                   100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
+                   stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha, esc(data_unchecked_note(c)));
   std::string rows;
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange) continue;

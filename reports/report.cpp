@@ -143,10 +143,10 @@ std::string report_markdown(const ReportInput& in) {
   std::string headline;
   if (in.comparison) {
     const Comparison& c = *in.comparison;
-    headline = fmt::format("**{}**: {} model changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
-                           "unchanged of {} compared configs",
-                           verdict, c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
-                           c.configs.size());
+    headline = fmt::format("**{}**: {} model changed, {} data changed, {} regression(s), {} inconclusive, {} "
+                           "improvement(s), {} unchanged of {} compared configs{}",
+                           verdict, c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements,
+                           c.unchanged, c.configs.size(), data_unchecked_note(c));
   } else {
     headline = "**no baseline**: results only, nothing was gated";
   }
@@ -163,14 +163,19 @@ std::string report_markdown(const ReportInput& in) {
   }
   md += "\n\n";
   if (in.comparison) {
-    for (Verdict v : {Verdict::kModelChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
+    for (Verdict v : {Verdict::kSeedsNotIndependent, Verdict::kModelChanged, Verdict::kTaskChanged,
+                      Verdict::kDataStreamChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
       std::string section;
       for (const auto& cc : in.comparison->configs) {
         if (cc.verdict != v) continue;
         section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
       }
       if (!section.empty()) {
-        const char* title = v == Verdict::kModelChanged ? "Model changed (not compared; re-record the baseline after review)"
+        const char* title = v == Verdict::kSeedsNotIndependent ? "Seeds not independent (not compared; a bug to fix)"
+                            : v == Verdict::kModelChanged ? "Model changed (not compared; re-record the baseline after review)"
+                            : v == Verdict::kTaskChanged  ? "Task changed (not compared; re-record the baseline after review)"
+                            : v == Verdict::kDataStreamChanged
+                                ? "Data stream changed (not compared; re-record the baseline after review)"
                             : v == Verdict::kRegression   ? "Regressions"
                             : v == Verdict::kInconclusive ? "Inconclusive"
                                                           : "Improvements";
@@ -236,14 +241,22 @@ std::string report_markdown(const ReportInput& in) {
   return md;
 }
 
+// " (data identity not checked for N configs: the baseline records no fingerprints)" when a side is older.
+std::string data_unchecked_note(const Comparison& c) {
+  if (c.data_unchecked == 0) return "";
+  return fmt::format("; data identity not checked for {} of {} configs (no data fingerprints on a side: recorded "
+                     "before they existed)", c.data_unchecked, c.configs.size());
+}
+
 std::string comparison_text(const Comparison& c, const std::string& baseline_path) {
   std::string out = fmt::format(
-      "verdict: {} ({} model changed, {} regression, {} inconclusive, {} improvement, {} no change of {} configs "
-      "compared with {}; {} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in, {:.2f} recall or "
-      "{:.0f}% slower lock-in)\n",
-      verdict_name(c.verdict), c.model_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
-      c.configs.size(), baseline_path, stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha,
-      100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown);
+      "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {} improvement, {} no change "
+      "of {} configs compared with {}; {} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in, "
+      "{:.2f} recall or {:.0f}% slower lock-in){}\n",
+      verdict_name(c.verdict), c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements,
+      c.unchanged, c.configs.size(), baseline_path, stats::adjust_method_name(c.options.adjust), c.tests,
+      c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
+      data_unchecked_note(c));
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange && cc.model_change.empty()) continue;
     out += fmt::format("  {:<12} {}\n               {}\n", verdict_name(cc.verdict), cc.key, cc.reason);
@@ -255,6 +268,17 @@ std::string comparison_text(const Comparison& c, const std::string& baseline_pat
                        "baseline from these results with `recallbench baseline update BATTERY --results DIR --out {}` "
                        "and commit it (or compare anyway with --allow-model-change)\n",
                        c.model_changed, baseline_path);
+  int64_t data_accept = 0;  // task or stream changes: accepted by re-recording, like a model change
+  for (const auto& cc : c.configs)
+    data_accept += cc.verdict == Verdict::kTaskChanged || cc.verdict == Verdict::kDataStreamChanged ? 1 : 0;
+  if (data_accept > 0)
+    out += fmt::format("the data changed under {} config key(s) (task generator or training stream): review the change; "
+                       "to accept it, record a new baseline from these results with `recallbench baseline update "
+                       "BATTERY --results DIR --out {}` and commit it (or compare anyway with --allow-data-change)\n",
+                       data_accept, baseline_path);
+  if (c.data_changed > data_accept)
+    out += "seeds that saw the same training batches are not independent draws: the seed does not reach the "
+           "training stream; fix the bug (this is never accepted)\n";
   return out;
 }
 

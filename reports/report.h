@@ -56,6 +56,8 @@ std::string report_markdown(const ReportInput& in);
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.
 std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+// "; data identity not checked for N of M configs (...)" when a side records no data fingerprints, else "".
+std::string data_unchecked_note(const Comparison& comparison);
 
 // The current UTC time as 2026-11-30T16:00:00Z (the "created" field of stored files).
 std::string utc_now();

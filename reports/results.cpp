@@ -30,6 +30,14 @@ int64_t integer_or(const json& j, const char* key, int64_t fallback) {
   return checked_integer(j.at(key), key);
 }
 
+// An optional string field ("" when absent or null); a stored fingerprint of another type was edited.
+std::string string_or_null(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null()) return "";
+  if (!j.at(key).is_string())
+    throw UsageError(fmt::format("{}: field '{}' got {}, expected a string or null", where, key, j.at(key).dump()));
+  return j.at(key).get<std::string>();
+}
+
 std::vector<CurvePoint> curve_from_json(const json& c) {
   std::vector<CurvePoint> out;
   if (!c.is_array()) return out;
@@ -66,6 +74,7 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   c.state_size = doc.result.state_size;
   c.parameters = doc.result.parameters;
   c.architecture = doc.result.architecture;
+  c.eval_fingerprint = doc.result.eval_fingerprint;
   c.knobs = doc.result.knobs;
   c.capacity_bits = doc.result.capacity_bits;
 
@@ -78,6 +87,7 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   s.best_accuracy = doc.result.best_accuracy;
   s.lock_in_step = doc.result.lock_in_step;
   s.steps = doc.result.steps;
+  s.train_fingerprint = doc.result.train_fingerprint;
   s.wall_seconds = doc.result.wall_seconds;
   s.steps_per_second = doc.result.steps_per_second;
   for (const auto& p : doc.curve) s.curve.push_back({p.step, p.accuracy, p.loss});
@@ -168,6 +178,13 @@ RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents) {
                                    "architecture '{}' / '{}' in {}): they were trained by different builds",
                                    config.key, it->second.state_size, config.state_size, it->second.parameters,
                                    config.parameters, it->second.architecture, config.architecture, where),
+                       "rerun the stale runs into a fresh results directory (recallbench run --out NEW_DIR)");
+    // The held-out set is the same for every seed by design (older documents record none).
+    if (it->second.eval_fingerprint.empty()) it->second.eval_fingerprint = config.eval_fingerprint;
+    if (!config.eval_fingerprint.empty() && it->second.eval_fingerprint != config.eval_fingerprint)
+      throw UsageError(fmt::format("config {}: runs disagree on the held-out set (eval_fingerprint '{}' / '{}' in {}): "
+                                   "its generator changed between them, or the held-out set depends on the seed",
+                                   config.key, it->second.eval_fingerprint, config.eval_fingerprint, where),
                        "rerun the stale runs into a fresh results directory (recallbench run --out NEW_DIR)");
     it->second.seeds.push_back(std::move(seed));
   }
@@ -306,6 +323,7 @@ json config_to_json(const Config& c, bool with_curves) {
               {"wall_seconds", s.wall_seconds},
               {"steps_per_second", s.steps_per_second}};
     if (!s.message.empty()) j["message"] = s.message;
+    if (!s.train_fingerprint.empty()) j["train_fingerprint"] = s.train_fingerprint;
     if (with_curves) j["curve"] = curve_to_json(s.curve);
     seeds.push_back(std::move(j));
   }
@@ -320,6 +338,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"state_budget", c.state_budget},
           {"parameters", c.parameters},
           {"architecture", c.architecture},
+          {"eval_fingerprint", c.eval_fingerprint.empty() ? json(nullptr) : json(c.eval_fingerprint)},
           {"knobs", c.knobs},
           {"capacity_bits", c.capacity_bits},
           {"summary", summary_to_json(summarize(c))},
@@ -371,6 +390,7 @@ Config read_config(const json& j, const std::string& where) {
   c.state_budget = require_field<int64_t>(j, "state_budget", where);
   c.parameters = integer_or(j, "parameters", 0);
   c.architecture = j.value("architecture", "");
+  c.eval_fingerprint = string_or_null(j, "eval_fingerprint", where);
   c.knobs = j.value("knobs", json(nullptr));
   c.capacity_bits = number_or(j, "capacity_bits", 0.0);
   const json seeds = require_field<json>(j, "seeds", where);
@@ -393,6 +413,7 @@ Config read_config(const json& j, const std::string& where) {
     s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
     s.lock_in_step = integer_or(sj, "lock_in_step", -1);
     s.steps = integer_or(sj, "steps", 0);
+    s.train_fingerprint = string_or_null(sj, "train_fingerprint", w);
     if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
     if (s.locked_in != (s.lock_in_step >= 0))
       throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,

@@ -39,6 +39,7 @@ struct SeedOutcome {
   int64_t steps = 0;               // optimiser steps taken
   double wall_seconds = 0.0;       // training time
   double steps_per_second = 0.0;   // training throughput
+  std::string train_fingerprint;   // hash of the seed's first training batches ("" in older documents)
   std::vector<CurvePoint> curve;   // learning curve (empty in baselines)
 };
 
@@ -55,6 +56,7 @@ struct Config {
   int64_t state_budget = 0;           // the state budget asked for (model.state_budget; 0 = cell default)
   int64_t parameters = 0;             // trainable parameters
   std::string architecture;           // hash of the parameters' names and shapes ("" in older documents)
+  std::string eval_fingerprint;       // hash of the held-out set, the same for every seed ("" in older documents)
   json knobs = nullptr;               // the cell's registered knobs (core/knobs.h); null in older documents
   double capacity_bits = 0.0;         // what the task requires the state to hold: K·log2 V bits
   std::vector<SeedOutcome> seeds;     // sorted by seed, one per seed

@@ -179,6 +179,8 @@ json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
                     {"task", t.first->task()},
                     {"task_options", t.first->spec.at("task").value("options", json::object())},
                     {"state_size", t.first->result.state_size},
+                    {"eval_fingerprint", t.first->result.eval_fingerprint.empty()
+                                             ? json(nullptr) : json(t.first->result.eval_fingerprint)},
                     {"runs", t.n},
                     {"locked_in", t.locked},
                     {"seeds", t.seeds},

@@ -1,6 +1,9 @@
 #include "tasks/task.h"
 
+#include <cstdio>
 #include <string>
+
+#include "core/rng.h"
 
 namespace rb {
 
@@ -12,6 +15,33 @@ std::string Task::render(const Batch& batch, int64_t row) const {
     if (label != kIgnore) out += "[->" + std::to_string(label) + "]";
   }
   return out;
+}
+
+Batch training_batch(const Task& task, int64_t n, int64_t seed, int64_t step, const Difficulty& difficulty) {
+  return task.generate(n, derive_seed(static_cast<uint64_t>(seed), "train", static_cast<uint64_t>(step)), difficulty);
+}
+
+Batch held_out_set(const Task& task, int64_t examples) {
+  return task.generate(examples, derive_seed(hash_string(task.options().dump()), "eval"));
+}
+
+void DataFingerprint::add(const Batch& batch) {
+  // Word-wise multiply-xor with a SplitMix finaliser per batch: order- and position-sensitive, and the
+  // shape is part of the hash, so {2, 8} and {4, 4} of the same tokens differ.
+  const auto absorb = [this](uint64_t w) { h_ = (h_ ^ w) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull; };
+  absorb(static_cast<uint64_t>(batch.n));
+  absorb(static_cast<uint64_t>(batch.length));
+  for (int64_t v : batch.inputs) absorb(static_cast<uint64_t>(v));
+  for (int64_t v : batch.labels) absorb(static_cast<uint64_t>(v));
+  h_ = mix64(h_);
+  ++batches_;
+}
+
+std::string DataFingerprint::hex() const {
+  if (batches_ == 0) return "";
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(h_ & 0xFFFFFFFFFFFFull));
+  return buf;
 }
 
 std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& options) {

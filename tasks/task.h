@@ -72,6 +72,33 @@ class Task {
   virtual std::string render(const Batch& batch, int64_t row) const;
 };
 
+// The data a run sees, defined once (the trainer's only sources, suite/train/trainer.cpp; tested for every
+// registered task in tests/tasks/data_identity_test.cpp):
+// Training batch `step` (1-based) of the run with seed `seed`: every seed has its own stream, and the same
+// (seed, step) gives the same batch on every rerun.
+Batch training_batch(const Task& task, int64_t n, int64_t seed, int64_t step, const Difficulty& difficulty = {});
+// The held-out set: depends only on the task's resolved options, so every seed of a config is scored on the
+// same examples; drawn from a stream no training batch uses.
+Batch held_out_set(const Task& task, int64_t examples);
+
+// The identity of generated data: a hash of batches' shapes, tokens and labels, in the order added. The
+// trainer records two per run (issue 24): the held-out set's (the same for every seed of a config, by
+// design) and the first training batches' (different for every seed), so the gate can tell a changed task
+// generator or a seed stream that no longer depends on the seed from "the same data", which outcomes
+// cannot show. About 1 ns per token.
+//   DataFingerprint fp;  fp.add(batch);  fp.hex()  // "3f2a9c0d41be"
+class DataFingerprint {
+ public:
+  void add(const Batch& batch);
+  // 12 hex digits (48 bits), like the architecture hash; "" before anything was added.
+  std::string hex() const;
+  int64_t batches() const { return batches_; }
+
+ private:
+  uint64_t h_ = 0x6A09E667F3BCC909ull;
+  int64_t batches_ = 0;
+};
+
 struct TaskEntry {
   std::string name;
   std::string description;

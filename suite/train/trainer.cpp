@@ -6,10 +6,11 @@
 // held-out sets at those lengths (the model's position table, and attention's max_length, then cover the
 // longest of them).
 //
-// Determinism: model initialisation is seeded from the run seed; training batch i comes from
-// derive_seed(seed, "train", i); the held-out set depends only on the task spec (every seed of a config
+// Determinism: model initialisation is seeded from the run seed; training batch i is training_batch(task,
+// batch, seed, i) (tasks/task.h); the held-out set (held_out_set) depends only on the task spec (every seed of a config
 // is scored on the same examples). With one LibTorch thread per run, the same run key gives the same
-// numbers in any process, on any worker count or shard.
+// numbers in any process, on any worker count or shard. The result records the data's identity beside the
+// model's: a fingerprint of the held-out set and one of the first training batches (tasks/task.h).
 #include <dlfcn.h>
 
 #include <chrono>
@@ -100,9 +101,12 @@ Evaluation evaluate(RecallModel& model, const Tensors& eval) {
   return e;
 }
 
-// The held-out set of a task: depends only on the task's resolved options (same for every seed).
-Tensors held_out(const Task& task, int64_t examples) {
-  return to_tensors(task.generate(examples, derive_seed(hash_string(task.options().dump()), "eval")));
+// The held-out set of a task: depends only on the task's resolved options (same for every seed). With
+// `fingerprint`, the generated set is also hashed into it (the run's eval_fingerprint).
+Tensors held_out(const Task& task, int64_t examples, DataFingerprint* fingerprint = nullptr) {
+  const Batch set = held_out_set(task, examples);
+  if (fingerprint) fingerprint->add(set);
+  return to_tensors(set);
 }
 
 // The task at another length (for the length-generalisation curve); UsageError if the task has no
@@ -196,6 +200,7 @@ struct LoopState {
   Clock::time_point window_start = Clock::now();
   int64_t window_steps = 0;
   Evaluation last_eval;
+  DataFingerprint train_data;  // the first kTrainFingerprintBatches training batches
 };
 
 // One optimiser step on a fresh batch. False, with the divergence recorded, when the loss is not finite or
@@ -203,7 +208,9 @@ struct LoopState {
 bool train_step(const RunSpec& spec, const Task& task, RecallModel& model, torch::optim::AdamW& opt,
                 Curriculum& curriculum, const Difficulty& difficulty, LoopState& st) {
   const int64_t step = st.step;
-  const Tensors batch = to_tensors(task.generate(spec.train.batch, derive_seed(spec.seed, "train", step), difficulty));
+  const Batch generated = training_batch(task, spec.train.batch, spec.seed, step, difficulty);
+  if (st.train_data.batches() < kTrainFingerprintBatches) st.train_data.add(generated);
+  const Tensors batch = to_tensors(generated);
   auto mask = batch.labels != kIgnore;                          // {B, T}
   auto h = model->hidden(batch.inputs);                         // {B, T, D}
   auto targets = batch.labels.index({mask});                    // {M}
@@ -316,7 +323,8 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   auto curriculum = make_curriculum(spec.train.curriculum, spec.train.curriculum_options,
                                     curriculum_context(spec, *task));
 
-  const Tensors eval = held_out(*task, spec.train.eval_examples);
+  DataFingerprint eval_data;
+  const Tensors eval = held_out(*task, spec.train.eval_examples, &eval_data);
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(spec.train.lr).weight_decay(spec.train.weight_decay));
 
@@ -353,6 +361,8 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   r.state_size = model->state_size();
   r.parameters = params;
   r.architecture = architecture;
+  r.eval_fingerprint = eval_data.hex();
+  r.train_fingerprint = st.train_data.hex();
   r.knobs = cell_knobs(spec.cell.name);
   r.capacity_bits = task->capacity_bits();
   r.details = std::move(details);

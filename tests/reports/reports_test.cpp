@@ -7,6 +7,8 @@
 #include <fstream>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "reports/compare.h"
 #include "reports/report.h"
 #include "core/errors.h"
@@ -272,6 +274,84 @@ TEST(Gate, ChangedModelUnderTheSameKeyIsItsOwnVerdict) {
   EXPECT_EQ(compare({old}, {same}).verdict, Verdict::kNoChange);
 }
 
+// `c` with data fingerprints: one held-out set for the config, a distinct training stream per seed.
+Config fingerprinted(Config c, const std::string& held_out = "aaaaaaaaaaaa") {
+  c.eval_fingerprint = held_out;
+  for (auto& s : c.seeds) s.train_fingerprint = fmt::format("{:012x}", 0x100 + s.seed);
+  return c;
+}
+
+TEST(Gate, ChangedTaskOrDataStreamUnderTheSameKeyIsNotCompared) {
+  const Config base = fingerprinted(planted("a", "diag+conv", 6, 6));
+  const Config other = fingerprinted(planted("b", "diag", 3, 6, 8, 0, 400, 7), "bbbbbbbbbbbb");
+  // The task generator changed: another held-out set, whatever the outcomes say (here: the same ones).
+  Config task = base;
+  task.eval_fingerprint = "cccccccccccc";
+  Comparison c = compare({base, other}, {task, other});
+  EXPECT_EQ(c.verdict, Verdict::kTaskChanged);
+  EXPECT_EQ(c.data_changed, 1);
+  EXPECT_EQ(c.tests, 3);  // only the unchanged config is tested
+  EXPECT_EQ(c.configs.front().key, "a");
+  EXPECT_NE(c.configs.front().reason.find("held-out set aaaaaaaaaaaa → cccccccccccc"), std::string::npos)
+      << c.configs.front().reason;
+  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  EXPECT_NE(comparison_text(c, "b.json").find("recallbench baseline update"), std::string::npos);
+  GateOptions allow;
+  allow.allow_data_change = true;
+  c = compare({base, other}, {task, other}, allow);
+  EXPECT_EQ(c.verdict, Verdict::kNoChange);
+  EXPECT_NE(c.configs[0].reason.find("compared anyway (--allow-data-change)"), std::string::npos) << c.configs[0].reason;
+  // The training stream of some seeds changed (same seed numbers, other first batches).
+  Config stream = base;
+  stream.seeds[1].train_fingerprint = "dddddddddddd";
+  stream.seeds[4].train_fingerprint = "eeeeeeeeeeee";
+  c = compare({base, other}, {stream, other});
+  EXPECT_EQ(c.verdict, Verdict::kDataStreamChanged);
+  EXPECT_NE(c.configs.front().reason.find("seeds 1, 4 of 6"), std::string::npos) << c.configs.front().reason;
+  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  EXPECT_EQ(compare({base, other}, {stream, other}, allow).verdict, Verdict::kNoChange);
+  // A seed-shift replicate pairs no seed: only the held-out set is checked, and it is the same.
+  Config shifted = base;
+  for (auto& s : shifted.seeds) s.seed += 1000, s.train_fingerprint = fmt::format("{:012x}", 0x9000 + s.seed);
+  c = compare({base}, {shifted});
+  EXPECT_EQ(c.verdict, Verdict::kNoChange);
+  EXPECT_EQ(c.data_unchecked, 0);
+}
+
+TEST(Gate, SeedsThatShareATrainingStreamAreNeverCompared) {
+  const Config base = fingerprinted(planted("a", "diag+conv", 6, 6));
+  Config dependent = base;
+  for (auto& s : dependent.seeds) s.train_fingerprint = "0123456789ab";  // every seed saw seed 0's batches
+  Comparison c = compare({base}, {dependent});
+  EXPECT_EQ(c.verdict, Verdict::kSeedsNotIndependent);
+  EXPECT_NE(c.configs.front().reason.find("current: seeds 0, 1, 2, 3, 4, 5 saw the same training batches"),
+            std::string::npos) << c.configs.front().reason;
+  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  GateOptions allow;
+  allow.allow_data_change = true;
+  allow.allow_model_change = true;
+  EXPECT_EQ(compare({base}, {dependent}, allow).verdict, Verdict::kSeedsNotIndependent);  // never accepted
+  // Listed before a model change of another config: the most severe identity first.
+  Config model = fingerprinted(planted("b", "diag", 3, 6, 8, 0, 400, 7));
+  Config model_cur = model;
+  model_cur.architecture = "ffffffffffff";
+  model.architecture = "eeeeeeeeeeee";
+  c = compare({base, model}, {dependent, model_cur});
+  EXPECT_EQ(c.verdict, Verdict::kSeedsNotIndependent);
+  EXPECT_EQ(c.configs.front().key, "a");
+  EXPECT_EQ(c.configs[1].verdict, Verdict::kModelChanged);
+}
+
+TEST(Gate, OlderBaselinesWithoutFingerprintsAreComparedAndSaySo) {
+  const Config old = planted("a", "diag+conv", 6, 6);
+  const Config cur = fingerprinted(old);
+  const Comparison c = compare({old}, {cur});
+  EXPECT_EQ(c.verdict, Verdict::kNoChange);
+  EXPECT_EQ(c.data_unchecked, 1);
+  EXPECT_FALSE(c.configs.front().data_checked);
+  EXPECT_NE(comparison_text(c, "old.json").find("data identity not checked for 1 of 1 configs"), std::string::npos);
+}
+
 TEST(Contrasts, InferredFromOneKnobAndTestedWithHolm) {
   const std::vector<Config> configs = {planted("x/diag+conv", "diag+conv", 7, 10), planted("x/diag", "diag", 1, 10),
                                        planted("x/rank1", "rank1", 5, 10), planted("y/diag", "diag", 0, 10, 16)};
@@ -296,7 +376,7 @@ TEST(Baseline, RoundTripsAndRejectsBadFiles) {
   const fs::path dir = fs::temp_directory_path() / ("rb_reports_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   RunSet runs;
-  runs.configs = {keyed(planted("a", "diag+conv", 4, 6)), keyed(planted("b", "diag", 1, 6))};
+  runs.configs = {keyed(fingerprinted(planted("a", "diag+conv", 4, 6))), keyed(planted("b", "diag", 1, 6))};
   runs.context = {{"git_commit", "abc123"}};
   runs.source = "planted";
   write_json_atomic(dir / "base.json", baseline_json(runs, "smoke"));
@@ -317,6 +397,9 @@ TEST(Baseline, RoundTripsAndRejectsBadFiles) {
   EXPECT_EQ(summarize(b.configs[0]).k, 4);
   EXPECT_EQ(b.configs[0].seeds.size(), 6u);
   EXPECT_TRUE(b.configs[0].seeds[0].curve.empty());  // baselines keep no curves
+  EXPECT_EQ(b.configs[0].eval_fingerprint, "aaaaaaaaaaaa");  // data identity is carried (issue 24)
+  EXPECT_EQ(b.configs[0].seeds[5].train_fingerprint, "000000000105");
+  EXPECT_EQ(b.configs[1].eval_fingerprint, "");  // and optional: older files record none
   EXPECT_EQ(b.context.value("git_commit", ""), "abc123");
 
   const auto expect_error = [&](const std::string& text, const std::string& message) {

@@ -40,7 +40,7 @@ class SchemaValidator {
              std::vector<std::string>& errors) const {
     static const std::set<std::string> known = {"$schema", "$id", "$defs", "title", "description", "type", "enum",
                                                 "properties", "required", "additionalProperties", "items",
-                                                "minimum", "maximum", "$ref", "const", "minLength"};
+                                                "minimum", "maximum", "$ref", "const", "minLength", "maxLength"};
     for (const auto& [k, unused] : schema.items())
       if (!known.count(k)) errors.push_back(path + ": schema uses unsupported keyword '" + k + "'");
     if (schema.contains("$ref")) {
@@ -73,6 +73,9 @@ class SchemaValidator {
     if (v.is_string() && schema.contains("minLength") &&
         v.get<std::string>().size() < schema["minLength"].get<size_t>())
       errors.push_back(path + ": string shorter than minLength " + schema["minLength"].dump());
+    if (v.is_string() && schema.contains("maxLength") &&
+        v.get<std::string>().size() > schema["maxLength"].get<size_t>())
+      errors.push_back(path + ": string longer than maxLength " + schema["maxLength"].dump());
     if (v.is_number()) {
       if (schema.contains("minimum") && v.get<double>() < schema["minimum"].get<double>())
         errors.push_back(path + ": " + v.dump() + " below minimum " + schema["minimum"].dump());
