@@ -36,6 +36,22 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
   sub->add_option("--adjust", f.adjust,
                   "Multiple-comparison adjustment across the compared configs: holm (default), hochberg, "
                   "bonferroni, bh, by");
+  sub->add_flag("--unpaired", f.unpaired,
+                "The rule before seeds were paired: three unpaired tests per config (Fisher on lock-in counts, "
+                "Mann–Whitney on recall, log-rank on time to lock-in), all in one Holm family. Default: one primary "
+                "test per config, the paired sign test over the seeds both sides ran");
+  sub->add_option("--stage-seeds", f.gate.stage_seeds,
+                  "Sequential rule: seed pairs per look (0 = one look over every pair; `recallbench gate` sets it "
+                  "to the battery's seed count)")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000}));
+  sub->add_option("--stages", f.gate.max_stages, "Sequential rule: looks up to the cap (default 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100}));
+  sub->add_option("--spending", f.spending,
+                  "Sequential rule: alpha-spending function, pocock (default) or obrien-fleming");
+  sub->add_option("--futility-p", f.gate.futility_p,
+                  "Sequential rule: stop a config at a look, no regression, when its sign test's p there exceeds "
+                  "this (default 0.25; non-binding)")
+      ->check(CLI::Range(1e-9, 1.0));
   sub->add_flag("--fail-on-inconclusive", f.fail_on_inconclusive,
                 "Exit 3 when the verdict is inconclusive (default: exit 0)");
 }

@@ -298,6 +298,32 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
 namespace {
 
 // Matches configs by key; configs on one side only are listed as missing or new.
+// The config restricted to `seeds` (sorted), as its own copy.
+std::shared_ptr<const Config> with_seeds(const Config& c, const std::set<int64_t>& seeds) {
+  auto out = std::make_shared<Config>(c);
+  out->seeds.clear();
+  for (const auto& s : c.seeds)
+    if (seeds.count(s.seed)) out->seeds.push_back(s);
+  return out;
+}
+
+// Paired rule: both sides of a matched config restricted to the seeds they share (runs are deterministic
+// per seed, so seed s on both sides is one pair); no shared seed (a seed-shift replicate): unpaired.
+void pair_seeds(ConfigComparison& cc) {
+  std::set<int64_t> base, common;
+  for (const auto& s : cc.baseline->seeds) base.insert(s.seed);
+  for (const auto& s : cc.current->seeds)
+    if (base.count(s.seed)) common.insert(s.seed);
+  cc.pairs = static_cast<int64_t>(common.size());
+  cc.paired = !common.empty();
+  if (!cc.paired) return;
+  cc.unpaired_current = static_cast<int64_t>(cc.current->seeds.size()) - cc.pairs;
+  cc.paired_baseline = with_seeds(*cc.baseline, common);
+  cc.paired_current = with_seeds(*cc.current, common);
+  cc.baseline = cc.paired_baseline.get();
+  cc.current = cc.paired_current.get();
+}
+
 void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vector<Config>& current) {
   std::map<std::string, const Config*> cur_by_key, base_by_key;
   for (const auto& c : current) cur_by_key[c.key] = &c;
@@ -314,6 +340,7 @@ void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vect
     cc.current = it->second;
     cc.model_change = model_difference(b, *it->second);
     data_difference(cc);
+    if (cmp.options.rule == GateOptions::Rule::kPaired) pair_seeds(cc);
     cmp.configs.push_back(cc);
   }
   for (const auto& c : current)
@@ -428,6 +455,134 @@ void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
                 "), compared anyway (--allow-data-change); " + cc.reason;
 }
 
+// The primary test of one config (GateOptions::Rule::kPaired), at `level` (alpha / tested configs) for the
+// sequential stopping rule. The endpoint is chosen from the baseline alone: time to lock-in (censored at
+// the budget) when any baseline seed locked in, else the final recall.
+void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
+  const Config& b = *cc.baseline;
+  const Config& c = *cc.current;
+  const bool by_time = locked(b) > 0;
+  cc.endpoint = by_time ? "time to lock-in" : "recall";
+  cc.primary_level = level;
+  if (!cc.paired) {  // seeds that do not pair: the unpaired test of the endpoint, one look
+    cc.p_primary = by_time ? cc.p_slower : cc.p_recall_drop;
+    cc.p_primary_rise = by_time ? cc.p_faster : cc.p_recall_rise;
+    return;
+  }
+  // Pairs in seed order (both sides hold exactly the shared seeds, sorted): +1 current later (or lower).
+  std::vector<int> sign_of;
+  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  for (size_t i = 0; i < b.seeds.size(); ++i) {
+    if (by_time) {
+      sign_of.push_back(stats::later_of_pair(tb[i], tc[i]));
+    } else {
+      const double x = b.seeds[i].final_accuracy, y = c.seeds[i].final_accuracy;
+      sign_of.push_back(y < x ? 1 : y > x ? -1 : 0);
+    }
+  }
+  const auto pairs = static_cast<int64_t>(sign_of.size());
+  const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : pairs;
+  const int64_t stages = o.stage_seeds > 0 ? std::max<int64_t>(1, o.max_stages) : 1;
+  cc.stages_cap = stages;
+  const double cap = static_cast<double>(per_look * stages);
+  std::vector<std::pair<int64_t, int64_t>> looks;
+  std::vector<double> information;
+  std::vector<int64_t> used;  // pairs each look uses
+  for (int64_t k = 1; k <= stages; ++k) {
+    const int64_t upto = k == stages ? pairs : std::min(pairs, k * per_look);  // the last look takes every pair
+    int64_t n = 0, x = 0;
+    for (int64_t i = 0; i < upto; ++i) {
+      n += sign_of[static_cast<size_t>(i)] != 0 ? 1 : 0;
+      x += sign_of[static_cast<size_t>(i)] > 0 ? 1 : 0;
+    }
+    looks.push_back({n, x});
+    used.push_back(upto);
+    information.push_back(std::min(1.0, static_cast<double>(upto) / cap));
+    if (upto == pairs) break;  // no more pairs than these yet
+  }
+  cc.sequential = stats::sequential_sign_test(looks, information, level, o.spending, o.futility_p);
+  const auto& last = cc.sequential.looks.back();
+  cc.sign = stats::sign_test(last.later, last.pairs - last.later, used[cc.sequential.looks.size() - 1] - last.pairs);
+  cc.p_primary = cc.sequential.open ? 1.0 : cc.sequential.p_value;  // an open look is not a final answer
+  cc.p_primary_rise = cc.sign.p_sooner;
+}
+
+// The verdict from the primary test (adjusted over the tested configs) and the minimum effects; the
+// unpaired tests are secondary: shown, not gated.
+void judge_primary(ConfigComparison& cc, const GateOptions& o) {
+  const std::string counts = fmt::format(
+      "lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}, steps to lock in (median) {} → {} (restricted "
+      "mean {:.0f} → {:.0f}, {:+.0f}%)",
+      cc.k_base, cc.n_base, cc.k_cur, cc.n_cur, pct(cc.rate_change), cc.recall_base, cc.recall_cur,
+      steps_text(cc.median_time_base), steps_text(cc.median_time_cur), cc.time_base, cc.time_cur,
+      100.0 * (cc.time_ratio - 1.0));
+  const bool slow_enough = cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
+  const bool fast_enough = cc.time_ratio > 0.0 && 1.0 / cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
+  const bool worse_enough = slow_enough || -cc.rate_change >= o.min_lockin_drop - kEps ||
+                            -cc.recall_change >= o.min_recall_drop - kEps;
+  const bool better_enough = fast_enough || cc.rate_change >= o.min_lockin_drop - kEps ||
+                             cc.recall_change >= o.min_recall_drop - kEps;
+  const char* adj = stats::adjust_method_name(o.adjust);
+  std::string test;
+  if (cc.paired) {
+    test = fmt::format("primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} "
+                       "of {} ({} spending at {:.3g}): p = {:.3g}, {}-adjusted {:.3g}",
+                       cc.endpoint, cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
+                       cc.endpoint == "recall" ? "lower" : "later", cc.sign.sooner,
+                       cc.endpoint == "recall" ? "higher" : "sooner", cc.sign.ties, cc.sequential.looks.size(),
+                       cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, cc.sequential.p_value, adj,
+                       cc.p_primary_adj);
+  } else {
+    test = fmt::format("primary: unpaired {} on {} (no seed in common), p = {:.3g}, {}-adjusted {:.3g}",
+                       cc.endpoint == "recall" ? "Mann–Whitney test" : "exact log-rank test", cc.endpoint, cc.p_primary,
+                       adj, cc.p_primary_adj);
+  }
+  const std::string secondary = fmt::format(
+      "secondary (not gated): lock-in Fisher p = {:.3g}, recall Mann–Whitney p = {:.3g}, log-rank p = {:.3g}",
+      cc.p_lockin_drop, cc.p_recall_drop, cc.p_slower);
+  const bool all_tied = cc.paired && cc.sign.later + cc.sign.sooner == 0;
+  if (cc.p_primary_adj <= o.alpha && worse_enough) {
+    cc.verdict = Verdict::kRegression;
+    cc.reason = fmt::format("{}; {}; alpha {}; {}", counts, test, o.alpha, secondary);
+  } else if (cc.paired && cc.sequential.open) {
+    cc.verdict = Verdict::kInconclusive;
+    const int64_t next = static_cast<int64_t>(cc.sequential.looks.size()) + 1;
+    cc.reason = fmt::format("{}; {}; open at look {} of {}: `recallbench gate` runs seeds for look {} ({} per look); "
+                            "{}",
+                            counts, test, cc.sequential.looks.size(), cc.stages_cap, next, o.stage_seeds, secondary);
+  } else if (cc.p_primary_rise_adj <= o.alpha && better_enough) {
+    cc.verdict = Verdict::kImprovement;
+    cc.reason = fmt::format("{}; {}; better: p = {:.3g} (adjusted {:.3g}); {}", counts, test, cc.p_primary_rise,
+                            cc.p_primary_rise_adj, secondary);
+  } else if (!all_tied && cc.paired && std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(cc.pairs, 60))) >
+                                           cc.primary_level + 1e-15) {
+    cc.verdict = Verdict::kInconclusive;
+    cc.reason = fmt::format("{}; {}; {} pairs cannot reach significance: even all of them worse gives p = 2^-{} > "
+                            "{:.3g} (alpha / {} configs)",
+                            counts, test, cc.pairs, cc.pairs, cc.primary_level, o.alpha / cc.primary_level);
+  } else if (worse_enough && !all_tied) {
+    cc.verdict = Verdict::kInconclusive;
+    cc.reason = fmt::format("{}; a change of at least the minimum effect ({:.0f} points lock-in, {:.2f} recall or "
+                            "{:.0f}% time to lock in) that the primary test does not find significant; {}; {}",
+                            counts, 100.0 * o.min_lockin_drop, o.min_recall_drop, 100.0 * o.min_slowdown, test,
+                            secondary);
+  } else {
+    cc.verdict = Verdict::kNoChange;
+    cc.reason = all_tied ? fmt::format("{}; every seed pair has the same outcome ({} pairs): nothing changed", counts,
+                                       cc.pairs)
+                         : fmt::format("{}; no change of at least {:.0f} points lock-in, {:.2f} recall or {:.0f}% "
+                                       "time to lock in; {}", counts, 100.0 * o.min_lockin_drop, o.min_recall_drop,
+                                       100.0 * o.min_slowdown, test);
+  }
+  if (!cc.model_change.empty())
+    cc.reason = "model changed (" + cc.model_change + "), compared anyway (--allow-model-change); " + cc.reason;
+  if (!cc.task_change.empty() || !cc.stream_change.empty())
+    cc.reason = "data changed (" + (cc.task_change.empty() ? "" : "task: " + cc.task_change) +
+                (cc.task_change.empty() || cc.stream_change.empty() ? "" : "; ") +
+                (cc.stream_change.empty() ? "" : "data stream: " + cc.stream_change) +
+                "), compared anyway (--allow-data-change); " + cc.reason;
+}
+
 // For an inconclusive config: about how many seeds per side would decide, planned for the larger of the
 // observed change and the minimum effect, in the observed direction (a drop when there was none), from
 // the baseline rate.
@@ -463,6 +618,11 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
                  fmt::format("minimum recall effect got {}, expected a value in [0, 1]", o.min_recall_drop));
   RB_CHECK_INPUT(o.min_slowdown >= 0.0 && o.min_slowdown <= 100.0,
                  fmt::format("minimum slowdown got {}, expected a fraction in [0, 100]", o.min_slowdown));
+  RB_CHECK_INPUT(o.stage_seeds >= 0 && o.max_stages >= 1 && o.max_stages <= 100,
+                 fmt::format("sequential rule: got {} seeds per look and {} looks, expected seeds >= 0 and 1..100 looks",
+                             o.stage_seeds, o.max_stages));
+  RB_CHECK_INPUT(o.futility_p > 0.0 && o.futility_p <= 1.0,
+                 fmt::format("futility p got {}, expected a value in (0, 1]", o.futility_p));
   check_comparable(baseline, current);
   Comparison cmp;
   cmp.options = o;
@@ -504,7 +664,9 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     tested.push_back(&cc);
   }
 
-  // Two families (drops gate; rises inform), each adjusted over every test in it.
+  // The three unpaired tests per config: the gate's family under the unpaired rule, the secondary family
+  // (shown, not gated) under the paired rule. Drops and rises are separate families, each adjusted over
+  // every test in it.
   std::vector<double> drops, rises;
   for (const auto* cc : tested) {
     drops.insert(drops.end(), {cc->p_lockin_drop, cc->p_recall_drop, cc->p_slower});
@@ -512,7 +674,6 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
   }
   const auto drops_adj = stats::p_adjust(drops, o.adjust);
   const auto rises_adj = stats::p_adjust(rises, o.adjust);
-  cmp.tests = static_cast<int64_t>(drops.size());
   for (size_t i = 0; i < tested.size(); ++i) {
     auto& cc = *tested[i];
     cc.p_lockin_drop_adj = drops_adj[3 * i];
@@ -521,10 +682,32 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     cc.p_lockin_rise_adj = rises_adj[3 * i];
     cc.p_recall_rise_adj = rises_adj[3 * i + 1];
     cc.p_faster_adj = rises_adj[3 * i + 2];
-    judge(cc, o, cmp.tests);
-    if (cc.verdict == Verdict::kInconclusive) plan_more_seeds(cc, o);
-    if (o.power_analysis)
-      cc.detectable = detectable_effect(*cc.baseline, cc.n_cur, cc.level_needed, o);
+  }
+  if (o.rule == GateOptions::Rule::kUnpaired) {
+    cmp.tests = static_cast<int64_t>(drops.size());
+    for (auto* cc : tested) judge(*cc, o, cmp.tests);
+  } else {
+    // One primary test per config, alone in its family; each sequential test stops at alpha / configs.
+    cmp.tests = static_cast<int64_t>(tested.size());
+    const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
+    std::vector<double> primary, primary_rise;
+    for (auto* cc : tested) {
+      primary_test(*cc, o, level);
+      primary.push_back(cc->p_primary);
+      primary_rise.push_back(cc->p_primary_rise);
+    }
+    const auto primary_adj = stats::p_adjust(primary, o.adjust);
+    const auto primary_rise_adj = stats::p_adjust(primary_rise, o.adjust);
+    for (size_t i = 0; i < tested.size(); ++i) {
+      tested[i]->p_primary_adj = primary_adj[i];
+      tested[i]->p_primary_rise_adj = primary_rise_adj[i];
+      tested[i]->level_needed = level;
+      judge_primary(*tested[i], o);
+    }
+  }
+  for (auto* cc : tested) {
+    if (cc->verdict == Verdict::kInconclusive && !(cc->paired && cc->sequential.open)) plan_more_seeds(*cc, o);
+    if (o.power_analysis) cc->detectable = detectable_effect(*cc->baseline, cc->n_cur, cc->level_needed, o);
   }
   // The counters in Verdict order (by severity).
   int64_t* const count_of[] = {&cmp.unchanged,    &cmp.improvements, &cmp.inconclusive,  &cmp.regressions,
@@ -545,6 +728,34 @@ int gate_exit_code(const Comparison& c, bool fail_on_inconclusive) {
   if (c.verdict == Verdict::kInconclusive && fail_on_inconclusive) return 3;
   return 0;
 }
+
+namespace {
+// The primary test of a config, with the sequential rule's looks (null under the unpaired rule).
+json primary_json(const ConfigComparison& cc) {
+  if (cc.endpoint.empty()) return nullptr;
+  json looks = json::array();
+  for (const auto& l : cc.sequential.looks)
+    looks.push_back({{"pairs_untied", l.pairs}, {"worse", l.later}, {"information", l.information},
+                     {"boundary", l.boundary}, {"alpha_allowed", l.alpha_allowed}, {"alpha_spent", l.alpha_spent},
+                     {"p_nominal", l.p_nominal}, {"crossed", l.crossed}, {"futile", l.futile}});
+  return {{"endpoint", cc.endpoint},
+          {"test", cc.paired ? "paired sign test (sequential)" : cc.endpoint == "recall" ? "Mann-Whitney" : "log-rank"},
+          {"paired", cc.paired},
+          {"pairs", cc.pairs},
+          {"current_seeds_without_pair", cc.unpaired_current},
+          {"worse", cc.sign.later},
+          {"better", cc.sign.sooner},
+          {"tied", cc.sign.ties},
+          {"p", cc.p_primary},
+          {"p_adjusted", cc.p_primary_adj},
+          {"p_better", cc.p_primary_rise},
+          {"p_better_adjusted", cc.p_primary_rise_adj},
+          {"level", cc.primary_level},
+          {"looks", looks},
+          {"looks_cap", cc.stages_cap},
+          {"open", cc.paired && cc.sequential.open}};
+}
+}  // namespace
 
 json comparison_to_json(const Comparison& c) {
   const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
@@ -585,6 +796,7 @@ json comparison_to_json(const Comparison& c) {
          {{"lock_in_drop", cc.p_lockin_drop_adj}, {"lock_in_rise", cc.p_lockin_rise_adj},
           {"recall_drop", cc.p_recall_drop_adj}, {"recall_rise", cc.p_recall_rise_adj},
           {"slower", cc.p_slower_adj}, {"faster", cc.p_faster_adj}}},
+        {"primary", primary_json(cc)},
         {"min_attainable_p", cc.min_attainable_p},
         {"level_needed", cc.level_needed},
         {"detectable",
@@ -604,7 +816,10 @@ json comparison_to_json(const Comparison& c) {
            {{"alpha", c.options.alpha}, {"min_lock_in_drop", c.options.min_lockin_drop},
             {"min_recall_drop", c.options.min_recall_drop}, {"min_slowdown", c.options.min_slowdown},
             {"target_power", c.options.target_power}, {"adjust", stats::adjust_method_name(c.options.adjust)},
-            {"allow_model_change", c.options.allow_model_change}, {"allow_data_change", c.options.allow_data_change}}},
+            {"allow_model_change", c.options.allow_model_change}, {"allow_data_change", c.options.allow_data_change},
+            {"rule", c.options.rule == GateOptions::Rule::kPaired ? "paired" : "unpaired"},
+            {"stage_seeds", c.options.stage_seeds}, {"max_stages", c.options.max_stages},
+            {"spending", stats::spending_name(c.options.spending)}, {"futility_p", c.options.futility_p}}},
           {"tests", c.tests},
           {"counts",
            {{"regression", c.regressions}, {"improvement", c.improvements}, {"inconclusive", c.inconclusive},

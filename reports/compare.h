@@ -27,6 +27,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ struct GateOptions {
                                     // seeds that are not independent are never compared
   bool power_analysis = false;    // also compute each config's detectable effects (DetectableEffect; costs
                                   // a few hundred exact log-rank tests per config)
+  // The decision rule (see the file comment): kPaired, one primary test per config; kUnpaired, the three
+  // unpaired tests per config in one family (the rule before seeds were paired; --unpaired).
+  enum class Rule { kPaired, kUnpaired } rule = Rule::kPaired;
+  int64_t stage_seeds = 0;        // paired seeds per look of the sequential rule (0: one look of every pair)
+  int64_t max_stages = 1;         // looks up to the cap (stage_seeds × max_stages pairs)
+  stats::Spending spending = stats::Spending::kPocock;  // how the primary family's alpha is spent over looks
+  double futility_p = 0.25;       // stop at a look, "no regression", when the sign test's p there exceeds this
 };
 
 // The smallest changes the gate detects with the target power for one baseline config, were the current
@@ -116,6 +124,22 @@ struct ConfigComparison {
   std::string stream_change;          // the seeds whose training fingerprint differs, "seeds 0, 3, 7 of 10"
   std::string dependent_seeds;        // seeds sharing one training fingerprint, "current: seeds 0, 1, ..., 9"
   bool data_checked = false;          // both sides record data fingerprints (older baselines do not)
+  // The primary test (GateOptions::Rule::kPaired): chosen from the baseline alone, before the current data:
+  // time to lock-in when any baseline seed locked in, else per-seed recall; paired by seed when the two sides
+  // share seeds (both sides then hold only the shared seeds), the log-rank / Mann–Whitney test otherwise.
+  std::string endpoint;               // "time to lock-in" or "recall"
+  bool paired = false;                // compared seed with seed
+  int64_t pairs = 0;                  // shared seeds
+  int64_t unpaired_current = 0;       // current seeds without a baseline partner (left out when paired)
+  stats::SignTestResult sign;         // over the pairs the sequential test used (paired)
+  stats::SequentialResult sequential; // the looks (paired)
+  int64_t stages_cap = 1;             // looks the rule allows
+  double p_primary = 1.0;             // one-sided, H1 "current worse" (stage-wise p when sequential)
+  double p_primary_adj = 1.0;         // adjusted over the primary tests of every tested config
+  double p_primary_rise = 1.0;        // one-sided, H1 "current better" (the sign test over the pairs used)
+  double p_primary_rise_adj = 1.0;
+  double primary_level = 0.0;         // alpha / tested configs: the level each sequential test stops at
+  std::shared_ptr<const Config> paired_baseline, paired_current;  // the shared-seed subsets (own the copies)
   double min_attainable_p = 1.0;      // smallest one-sided p these seed counts can give (both tests)
   double level_needed = 0.0;          // alpha / tests: what a lone change must reach after Holm
   Verdict verdict = Verdict::kNoChange;

@@ -194,14 +194,13 @@ std::string section_verdict(const ReportInput& in) {
                    "under the same key is not compared{}{}, and seeds of one config that saw the same training "
                    "batches are not independent and are never compared. Then a regression needs a drop of at least "
                    "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
-                   "mean steps; exact log-rank test), significant after {} adjustment over {} one-sided tests at "
-                   "alpha {}{}.</p>",
+                   "mean steps), significant at alpha {}: {}{}.</p>",
                    c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
                    c.configs.size(), esc(in.baseline_path),
                    c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
                    c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
                    100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
-                   stats::adjust_method_name(c.options.adjust), c.tests, c.options.alpha, esc(data_unchecked_note(c)));
+                   c.options.alpha, esc(gate_rule_text(c)), esc(data_unchecked_note(c)));
   std::string rows;
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange) continue;

@@ -155,10 +155,10 @@ std::string report_markdown(const ReportInput& in) {
                     in.runs->configs.size(), short_commit(in.runs->context));
   if (in.comparison) {
     const Comparison& c = *in.comparison;
-    md += fmt::format(" · baseline: `{}` (commit {}) · {} over {} tests, alpha {}, minimum effect {:.0f} points "
+    md += fmt::format(" · baseline: `{}` (commit {}) · {}, alpha {}, minimum effect {:.0f} points "
                       "lock-in, {:.2f} recall or {:.0f}% slower lock-in",
-                      in.baseline_path, short_commit(c.baseline_context), stats::adjust_method_name(c.options.adjust),
-                      c.tests, c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
+                      in.baseline_path, short_commit(c.baseline_context), md_escape(gate_rule_text(c)),
+                      c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
                       100 * c.options.min_slowdown);
   }
   md += "\n\n";
@@ -241,6 +241,21 @@ std::string report_markdown(const ReportInput& in) {
   return md;
 }
 
+std::string gate_rule_text(const Comparison& c) {
+  const char* adj = stats::adjust_method_name(c.options.adjust);
+  if (c.options.rule == GateOptions::Rule::kUnpaired)
+    return fmt::format("{} over {} one-sided unpaired tests (lock-in, recall, time to lock-in per config)", adj, c.tests);
+  std::string seq = c.options.stage_seeds > 0
+                        ? fmt::format("; sequential: {} seed pairs a look, up to {} looks, {} spending, futility p > {}",
+                                      c.options.stage_seeds, c.options.max_stages,
+                                      stats::spending_name(c.options.spending), c.options.futility_p)
+                        : std::string();
+  return fmt::format("{} over {} primary tests (one per config: paired sign test on time to lock-in, or on recall "
+                     "where the baseline never locks in; unpaired where no seed pairs{}); lock-in counts, recall and "
+                     "the log-rank test are secondary, not gated",
+                     adj, c.tests, seq);
+}
+
 // " (data identity not checked for N configs: the baseline records no fingerprints)" when a side is older.
 std::string data_unchecked_note(const Comparison& c) {
   if (c.data_unchecked == 0) return "";
@@ -251,11 +266,10 @@ std::string data_unchecked_note(const Comparison& c) {
 std::string comparison_text(const Comparison& c, const std::string& baseline_path) {
   std::string out = fmt::format(
       "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {} improvement, {} no change "
-      "of {} configs compared with {}; {} over {} one-sided tests, alpha {}, minimum effect {:.0f} points lock-in, "
+      "of {} configs compared with {}; {}, alpha {}, minimum effect {:.0f} points lock-in, "
       "{:.2f} recall or {:.0f}% slower lock-in){}\n",
       verdict_name(c.verdict), c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements,
-      c.unchanged, c.configs.size(), baseline_path, stats::adjust_method_name(c.options.adjust), c.tests,
-      c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
+      c.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
       data_unchecked_note(c));
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange && cc.model_change.empty()) continue;

@@ -56,6 +56,8 @@ std::string report_markdown(const ReportInput& in);
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.
 std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+// How the gate decided, for a summary line: the adjustment, the family and its tests, the sequential rule.
+std::string gate_rule_text(const Comparison& comparison);
 // "; data identity not checked for N of M configs (...)" when a side records no data fingerprints, else "".
 std::string data_unchecked_note(const Comparison& comparison);
 

@@ -15,12 +15,16 @@ namespace rb::reports {
 struct GateFlags {
   GateOptions gate;
   std::string adjust = "holm";
+  std::string spending = "pocock";
+  bool unpaired = false;
   bool fail_on_inconclusive = false;
 
-  // Parses the adjustment name into `gate` (UsageError on an unknown name).
+  // Parses the adjustment and spending names into `gate` (UsageError on an unknown name).
   GateOptions resolved() const {
     GateOptions g = gate;
     g.adjust = stats::parse_adjust_method(adjust);
+    g.spending = stats::parse_spending(spending);
+    g.rule = unpaired ? GateOptions::Rule::kUnpaired : GateOptions::Rule::kPaired;
     return g;
   }
 };

@@ -302,4 +302,70 @@ struct LogRankResult {
 LogRankResult log_rank(const std::vector<SurvivalObservation>& a, const std::vector<SurvivalObservation>& b,
                        Alternative alt = Alternative::kTwoSided);
 
+// ---------------------------------------------------------------------------------------------------
+// Paired comparisons and group-sequential boundaries (stats/sequential.cpp)
+// ---------------------------------------------------------------------------------------------------
+// Runs are deterministic per seed, so the baseline's run of seed s and the current run of seed s share the
+// seed's data stream and initialisation: under "no change" the two are exchangeable, and a regression moves
+// nearly every seed the same way. The sign test on which run of each pair comes first uses exactly that.
+
+// Which of a pair of lock-in times comes first, under censoring: an event at t is before a censoring at
+// c >= t (the censored run had not locked in by c); two censorings, two equal events, or an event after the
+// other's censoring (not comparable: different budgets) are ties. Returns +1 when b comes later, -1 when b
+// comes sooner, 0 for a tie.
+int later_of_pair(const SurvivalObservation& a, const SurvivalObservation& b);
+
+// The exact sign test over pairs: `later` pairs where the second comes later (or is lower, for recall),
+// `sooner` the reverse, ties dropped (they carry no information on the direction). p_later is
+// P(Binomial(later + sooner, 1/2) >= later): one-sided, H1 "the second comes later". Example: 7 later, 0
+// sooner, 3 ties: p_later = 2^-7 = 0.0078.
+struct SignTestResult {
+  int64_t later = 0, sooner = 0, ties = 0;
+  double p_later = 1.0, p_sooner = 1.0;
+};
+SignTestResult sign_test(int64_t later, int64_t sooner, int64_t ties = 0);
+SignTestResult paired_sign_test(const std::vector<std::pair<SurvivalObservation, SurvivalObservation>>& pairs);
+
+// Alpha-spending functions (Lan–DeMets): the one-sided error spent by information fraction t in (0, 1].
+// O'Brien–Fleming type: 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)) (little early, nearly alpha at the end); Pocock
+// type: alpha ln(1 + (e - 1) t) (evenly). Both give alpha at t = 1.
+enum class Spending { kOBrienFleming, kPocock };
+Spending parse_spending(std::string_view name);  // "obrien-fleming" / "obf", "pocock"; UsageError otherwise
+const char* spending_name(Spending s);
+double alpha_spent(Spending s, double alpha, double t);
+
+// One look of a group-sequential sign test. At look k the cumulative untied pairs n_k and the cumulative
+// "later" count x_k are known; the test rejects ("crossed") when x_k >= boundary_k, with boundary_k the
+// smallest count whose probability of a first crossing at look k under H0 (each untied pair later with
+// probability 1/2, independently, given the untied counts) is at most what the spending function allows by
+// information fraction t_k, less what earlier looks actually spent (the exact discrete error carries the
+// unspent rest forward). boundary = n_k + 1 when nothing can be rejected at this look.
+struct SequentialLook {
+  int64_t pairs = 0;            // untied pairs so far (n_k)
+  int64_t later = 0;            // of them, the second later (x_k)
+  double information = 0.0;     // t_k in (0, 1]
+  int64_t boundary = 0;         // reject when later >= boundary
+  double alpha_allowed = 0.0;   // cumulative alpha the spending function allows at t_k
+  double alpha_spent = 0.0;     // cumulative alpha actually spent by the exact boundaries up to this look
+  double p_nominal = 1.0;       // the sign test's one-sided p at this look alone
+  bool crossed = false;
+  bool futile = false;          // not crossed, and p_nominal > futility_p: stop, no regression (non-binding)
+};
+struct SequentialResult {
+  std::vector<SequentialLook> looks;  // up to and including the stopping look
+  bool crossed = false;               // rejected H0 at some look
+  bool open = false;                  // neither crossed nor futile at the last look, and it was not the final
+                                      // one (information < 1): more seeds would be tested
+  double p_value = 1.0;               // stage-wise ordering p-value (valid for Holm across configs): the H0
+                                      // probability of crossing at an earlier look, or at the stopping look
+                                      // with at least x; 1 when stopped for futility (conservative)
+};
+// `looks`: cumulative (untied pairs, later) per look, in order; `information`: t_k per look, increasing,
+// the last <= 1 (1 = the cap). Stops at the first look that crosses or is futile (futility only before the
+// final look). Bad input (decreasing counts, later > pairs, t outside (0, 1], alpha outside (0, 1)):
+// UsageError.
+SequentialResult sequential_sign_test(const std::vector<std::pair<int64_t, int64_t>>& looks,
+                                      const std::vector<double>& information, double alpha, Spending spending,
+                                      double futility_p = 0.25);
+
 }  // namespace rb::stats

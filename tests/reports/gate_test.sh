@@ -32,7 +32,7 @@ grep -q '"verdict": "regression"' "$tmp/r.json" || { echo "FAIL: JSON lacks the 
 plant "$tmp/base10" diag+conv:10:10:1000
 plant "$tmp/slow10" diag+conv:10:10:1000:0:4096:600
 "$rb" baseline update smoke --results "$tmp/base10" --out "$tmp/b10.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
-expect 1 "slower: exact log-rank p" -- compare --baseline "$tmp/b10.json" --current "$tmp/slow10"
+expect 1 "paired sign test on time to lock-in" -- compare --baseline "$tmp/b10.json" --current "$tmp/slow10"
 "$rb" baseline update smoke --results "$tmp/slow10" --out "$tmp/s10.json" >/dev/null || { echo "FAIL: baseline update"; fail=1; }
 expect 0 "verdict: improvement" -- compare --baseline "$tmp/s10.json" --current "$tmp/base10"
 # A changed model under the same key (state 4096 → 3072): exit 2, naming the sizes and the command that
