@@ -13,17 +13,20 @@
 #                           fresh mktemp directory under /tmp, removed at the end
 #     --repo DIR            the tree to test (default: the repository this script lives in)
 #     --build-jobs N        parallel compile jobs (default: Ninja's)
-#   GATE_ARGS="..."         extra flags for `recallbench report`, as in ci/gate (e.g. --fail-on-inconclusive)
+#   GATE_ARGS="..."         extra flags for `recallbench gate`/`report`, as in ci/gate (e.g. --fail-on-inconclusive)
+#   GATE_STAGES=3           looks of the sequential rule, as in ci/gate
 #
 # What it does: copies the repository's tracked and untracked-but-not-ignored files (so no build/ or
 # results) into WORK/src, configures it once (`cmake --preset default`) and builds `recallbench`
 # unmutated; then for each mutation: applies tests/gate/mutations/NAME.patch, rebuilds incrementally,
-# runs the recall gate as ci/gate does (`recallbench run --battery B --out WORK/results/NAME`, then
-# `recallbench report ... --baseline FILE --json --md --html`), records the exit code and reverses the
+# runs the recall gate as ci/gate does (`recallbench gate --battery B --baseline FILE --out WORK/results/NAME`:
+# the battery, more paired seeds where the answer is open, the reports; trees without the gate command and
+# --aa: `recallbench run` then `recallbench report ... --baseline FILE`), records the exit code and reverses the
 # patch. A patch that does not apply or a build that fails is recorded, not fatal.
 #
 # OUT.md: one row per mutation, with its outcome:
-#   caught       harmful and exit 1 (regression) or 2 (model changed / refused)
+#   caught       harmful and exit 1 (regression) or 2 (model, task or data stream changed; seeds not
+#                independent; refused)
 #   missed       harmful and exit 0 (pass) or 3 (inconclusive)
 #   false alarm  neutral and exit 1 or 2
 #   pass         neutral and exit 0 or 3
@@ -178,6 +181,9 @@ if [ "$aa" -gt 0 ] && ! "$bin" run --help 2>&1 | grep -q -- '--seed-offset'; the
   die "--aa needs \`recallbench run --seed-offset OFFSET\`, which this tree's run command does not have yet"
 fi
 
+has_gate=0
+"$bin" gate --help >/dev/null 2>&1 && has_gate=1
+
 # --- the table ---------------------------------------------------------------------------------------
 commit="$(git -C "$repo" rev-parse --short HEAD)"
 if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no)" ]; then commit="$commit (with uncommitted changes)"; fi
@@ -280,20 +286,38 @@ for ((i = 0; i < total; i++)); do
   if [ -z "$outcome" ]; then
     run_args=(run --battery "$battery_arg" --out "$res")
     [ "$aa" -eq 0 ] || run_args+=(--seed-offset "$(((i + 1) * 1000))")
+    # As ci/gate does: `recallbench gate` runs the battery and, where the answer is open, more paired seeds,
+    # then writes the reports (a seed-shift A/A pairs nothing, so it keeps run + report).
+    gate_mode=0
+    if [ "$aa" -eq 0 ] && [ "$has_gate" -eq 1 ]; then
+      gate_mode=1
+      # shellcheck disable=SC2206  # GATE_ARGS is a list of flags, as in ci/gate
+      run_args=(gate --battery "$battery_arg" --baseline "$baseline" --out "$res" --stages "${GATE_STAGES:-3}"
+                --html "$res/report.html" --json "$res/report.json" --md "$res/summary.md" ${GATE_ARGS:-})
+    fi
     log "[$((i + 1))/$total] $name: recallbench ${run_args[*]}"
     t1=$(date +%s)
     run_rc=0
     (cd "$src" && "$bin" "${run_args[@]}") >"$logs/$name.run.log" 2>&1 || run_rc=$?
     tr=$(($(date +%s) - t1))
+    if [ "$gate_mode" -eq 1 ] && [ "$run_rc" -ne 4 ] && [ "$run_rc" -ne 130 ]; then
+      cp "$logs/$name.run.log" "$logs/$name.report.log"
+      gate_rc=$run_rc
+      run_rc=0
+    fi
     if [ "$run_rc" -ne 0 ]; then
       exit_code="$run_rc" outcome="error" verdict="run failed"
       details="$(grep -m 2 'error' "$logs/$name.run.log" | cut -c1-300)"
     else
       t2=$(date +%s)
       rep_rc=0
-      # shellcheck disable=SC2086  # GATE_ARGS is a list of flags, as in ci/gate
-      (cd "$src" && "$bin" report "$res" --baseline "$baseline" --html "$res/report.html" --json "$res/report.json" \
-        --md "$res/summary.md" ${GATE_ARGS:-}) >"$logs/$name.report.log" 2>&1 || rep_rc=$?
+      if [ "$gate_mode" -eq 1 ]; then
+        rep_rc=$gate_rc
+      else
+        # shellcheck disable=SC2086  # GATE_ARGS is a list of flags, as in ci/gate
+        (cd "$src" && "$bin" report "$res" --baseline "$baseline" --html "$res/report.html" --json "$res/report.json" \
+          --md "$res/summary.md" ${GATE_ARGS:-}) >"$logs/$name.report.log" 2>&1 || rep_rc=$?
+      fi
       tp=$(($(date +%s) - t2))
       exit_code="$rep_rc"
       if [ -f "$res/report.json" ]; then  # fresh: $res was emptied above; exit 2 "model changed" writes one too
