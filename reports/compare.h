@@ -58,7 +58,7 @@ struct GateOptions {
   int64_t stage_seeds = 0;        // paired seeds per look of the sequential rule (0: one look of every pair)
   int64_t max_stages = 1;         // looks up to the cap (stage_seeds × max_stages pairs)
   stats::Spending spending = stats::Spending::kPocock;  // how the primary family's alpha is spent over looks
-  double futility_p = 0.25;       // stop at a look, "no regression", when the sign test's p there exceeds this
+  double futility_p = 0.5;        // stop at a look, "no regression", when the sign test's p there exceeds this
 };
 
 // The smallest changes the gate detects with the target power for one baseline config, were the current

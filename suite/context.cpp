@@ -55,6 +55,30 @@ std::string git_commit() {
   return commit;
 }
 
+// The CPU's family/model/stepping and the vector extensions that change which kernels run (OpenBLAS's
+// core, oneDNN's ISA, the -march=native kernels), e.g. "6/167/1 avx2 avx512f avx512_fp16 amx_tile": two
+// machines with the same model name can differ here, and then in the last bits of every result.
+std::string cpu_isa() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, family, model, stepping, flags;
+  const auto value = [](const std::string& l) {
+    const auto pos = l.find(':');
+    return pos == std::string::npos ? std::string() : l.substr(pos + 2);
+  };
+  while (std::getline(in, line)) {
+    if (family.empty() && line.rfind("cpu family", 0) == 0) family = value(line);
+    else if (model.empty() && line.rfind("model\t", 0) == 0) model = value(line);
+    else if (stepping.empty() && line.rfind("stepping", 0) == 0) stepping = value(line);
+    else if (flags.empty() && line.rfind("flags", 0) == 0) flags = " " + value(line) + " ";
+    if (!flags.empty() && !family.empty() && !model.empty() && !stepping.empty()) break;
+  }
+  std::string out = family + "/" + model + "/" + stepping;
+  for (const char* f : {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+                        "amx_tile", "amx_bf16"})
+    if (flags.find(std::string(" ") + f + " ") != std::string::npos) out += std::string(" ") + f;
+  return out;
+}
+
 }  // namespace
 
 void set_build_commit(const char* commit) { g_build_commit = commit; }
@@ -90,6 +114,7 @@ nlohmann::json capture_context(int threads) {
   c["date"] = date;
   c["host"] = host;
   c["cpu_model"] = cpu_model();
+  c["cpu_isa"] = cpu_isa();
   c["cores"] = std::thread::hardware_concurrency();
   c["threads"] = threads;
   c["compiler"] = RECALLBENCH_COMPILER;

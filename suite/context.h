@@ -8,7 +8,8 @@ namespace rb {
 
 // Returns the context as JSON: recallbench_version, git_commit (the commit the running executable was
 // built from, "-dirty" when its checkout had uncommitted changes, empty when it was not built from a git
-// checkout; a binary that records none, such as a test, asks its source checkout at run time), date (UTC, ISO 8601), host, cpu_model, cores, threads
+// checkout; a binary that records none, such as a test, asks its source checkout at run time), date (UTC, ISO 8601), host, cpu_model, cpu_isa (family/model/stepping and the vector extensions that
+// change which kernels run), cores, threads
 // (LibTorch intra-op threads each run uses), compiler, libtorch_version, blas (the BLAS library mapped
 // into this process, resolved through symlinks), build_type, allocator (suite/allocator.h).
 // `threads` is passed in because the torch-free core cannot ask LibTorch.
