@@ -394,16 +394,23 @@ void measure(ConfigComparison& cc) {
 
 std::string steps_text(double median) { return std::isfinite(median) ? fmt::format("{:.0f}", median) : "never"; }
 
-// The verdict and its one-line reason, from the adjusted p-values.
-void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
-  const double level_needed = o.alpha / static_cast<double>(tests);
-  cc.level_needed = level_needed;
-  const std::string counts = fmt::format(
+void note_allowed_changes(ConfigComparison& cc);
+
+// "lock-in 10/10 → 5/10 (-50 points), median recall ..., steps to lock in (median) 300 → 650 (...)".
+std::string counts_text(const ConfigComparison& cc) {
+  return fmt::format(
       "lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}, steps to lock in (median) {} → {} (restricted "
       "mean {:.0f} → {:.0f}, {:+.0f}%)",
       cc.k_base, cc.n_base, cc.k_cur, cc.n_cur, pct(cc.rate_change), cc.recall_base, cc.recall_cur,
       steps_text(cc.median_time_base), steps_text(cc.median_time_cur), cc.time_base, cc.time_cur,
       100.0 * (cc.time_ratio - 1.0));
+}
+
+// The verdict and its one-line reason, from the adjusted p-values.
+void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
+  const double level_needed = o.alpha / static_cast<double>(tests);
+  cc.level_needed = level_needed;
+  const std::string counts = counts_text(cc);
   const bool slow_enough = cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
   const bool fast_enough = cc.time_ratio > 0.0 && 1.0 / cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
   const bool lock_drop = cc.p_lockin_drop_adj <= o.alpha && -cc.rate_change >= o.min_lockin_drop - kEps;
@@ -446,6 +453,44 @@ void judge(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
     cc.reason = fmt::format("{}; no change of at least {:.0f} points lock-in, {:.2f} recall or {:.0f}% time to lock in",
                             counts, 100.0 * o.min_lockin_drop, o.min_recall_drop, 100.0 * o.min_slowdown);
   }
+  note_allowed_changes(cc);
+}
+
+// Identity before statistics, the most severe first (outcomes cannot show any of these): sets the verdict
+// and reason and returns true when the config is not to be compared.
+bool identity_verdict(ConfigComparison& cc, const GateOptions& o) {
+  constexpr const char* kAccept = "; not compared (review the change, then re-record the baseline, or pass ";
+  struct Check {
+    bool changed;
+    Verdict verdict;
+    std::string reason;
+  };
+  const Check checks[] = {
+      {!cc.dependent_seeds.empty(), Verdict::kSeedsNotIndependent,
+       "seeds not independent: " + cc.dependent_seeds +
+           "; every count, interval and p-value assumes independent draws of the data, so nothing is compared (the "
+           "seed no longer reaches the training stream: a bug to fix, not to accept)"},
+      {!cc.model_change.empty() && !o.allow_model_change, Verdict::kModelChanged,
+       "the model under this key changed: " + cc.model_change + kAccept + "--allow-model-change)"},
+      {!cc.task_change.empty() && !o.allow_data_change, Verdict::kTaskChanged,
+       "the task under this key changed: " + cc.task_change + " (its generator no longer makes the baseline's "
+       "examples)" + kAccept + "--allow-data-change)"},
+      {!cc.stream_change.empty() && !o.allow_data_change, Verdict::kDataStreamChanged,
+       "the training data stream changed: " + cc.stream_change + " saw other first training batches than in the "
+       "baseline" + kAccept + "--allow-data-change)"},
+  };
+  for (const auto& c : checks) {
+    if (!c.changed) continue;
+    cc.verdict = c.verdict;
+    cc.reason = c.reason;
+    return true;
+  }
+  return false;
+}
+
+// Prefixes the reason of a config compared in spite of a changed identity (--allow-model-change,
+// --allow-data-change) with what changed.
+void note_allowed_changes(ConfigComparison& cc) {
   if (!cc.model_change.empty())
     cc.reason = "model changed (" + cc.model_change + "), compared anyway (--allow-model-change); " + cc.reason;
   if (!cc.task_change.empty() || !cc.stream_change.empty())
@@ -510,12 +555,7 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
 // The verdict from the primary test (adjusted over the tested configs) and the minimum effects; the
 // unpaired tests are secondary: shown, not gated.
 void judge_primary(ConfigComparison& cc, const GateOptions& o) {
-  const std::string counts = fmt::format(
-      "lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}, steps to lock in (median) {} → {} (restricted "
-      "mean {:.0f} → {:.0f}, {:+.0f}%)",
-      cc.k_base, cc.n_base, cc.k_cur, cc.n_cur, pct(cc.rate_change), cc.recall_base, cc.recall_cur,
-      steps_text(cc.median_time_base), steps_text(cc.median_time_cur), cc.time_base, cc.time_cur,
-      100.0 * (cc.time_ratio - 1.0));
+  const std::string counts = counts_text(cc);
   const bool slow_enough = cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
   const bool fast_enough = cc.time_ratio > 0.0 && 1.0 / cc.time_ratio >= 1.0 + o.min_slowdown - kEps;
   const bool worse_enough = slow_enough || -cc.rate_change >= o.min_lockin_drop - kEps ||
@@ -574,13 +614,7 @@ void judge_primary(ConfigComparison& cc, const GateOptions& o) {
                                        "time to lock in; {}", counts, 100.0 * o.min_lockin_drop, o.min_recall_drop,
                                        100.0 * o.min_slowdown, test);
   }
-  if (!cc.model_change.empty())
-    cc.reason = "model changed (" + cc.model_change + "), compared anyway (--allow-model-change); " + cc.reason;
-  if (!cc.task_change.empty() || !cc.stream_change.empty())
-    cc.reason = "data changed (" + (cc.task_change.empty() ? "" : "task: " + cc.task_change) +
-                (cc.task_change.empty() || cc.stream_change.empty() ? "" : "; ") +
-                (cc.stream_change.empty() ? "" : "data stream: " + cc.stream_change) +
-                "), compared anyway (--allow-data-change); " + cc.reason;
+  note_allowed_changes(cc);
 }
 
 // For an inconclusive config: about how many seeds per side would decide, planned for the larger of the
@@ -633,35 +667,7 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
   for (auto& cc : cmp.configs) {
     measure(cc);
     if (!cc.data_checked) ++cmp.data_unchecked;
-    // Identity before statistics, the most severe first: outcomes cannot show any of these.
-    if (!cc.dependent_seeds.empty()) {
-      cc.verdict = Verdict::kSeedsNotIndependent;
-      cc.reason = "seeds not independent: " + cc.dependent_seeds +
-                  "; every count, interval and p-value assumes independent draws of the data, so nothing is "
-                  "compared (the seed no longer reaches the training stream: a bug to fix, not to accept)";
-      continue;
-    }
-    if (!cc.model_change.empty() && !o.allow_model_change) {
-      cc.verdict = Verdict::kModelChanged;
-      cc.reason = "the model under this key changed: " + cc.model_change +
-                  "; not compared (review the change, then re-record the baseline, or pass --allow-model-change)";
-      continue;
-    }
-    if (!cc.task_change.empty() && !o.allow_data_change) {
-      cc.verdict = Verdict::kTaskChanged;
-      cc.reason = "the task under this key changed: " + cc.task_change +
-                  " (its generator no longer makes the baseline's examples); not compared (review the change, then "
-                  "re-record the baseline, or pass --allow-data-change)";
-      continue;
-    }
-    if (!cc.stream_change.empty() && !o.allow_data_change) {
-      cc.verdict = Verdict::kDataStreamChanged;
-      cc.reason = "the training data stream changed: " + cc.stream_change +
-                  " saw other first training batches than in the baseline; not compared (review the change, then "
-                  "re-record the baseline, or pass --allow-data-change)";
-      continue;
-    }
-    tested.push_back(&cc);
+    if (!identity_verdict(cc, o)) tested.push_back(&cc);
   }
 
   // The three unpaired tests per config: the gate's family under the unpaired rule, the secondary family
