@@ -131,7 +131,10 @@ CommandFn add_gate_command(CLI::App& s) {
       "Looks up to the cap: each adds the battery's seed count to the open configs (default 3)");
   o->gate.gate.max_stages = 3;
   reports::add_output_flags(sub, o->outputs);
-  return [o]() {
+  return [o, sub]() {
+    RB_CHECK_INPUT(sub->count("--stage-seeds") == 0,
+                   "gate: --stage-seeds is set by the battery (its seed count per look); use --stages for the number "
+                   "of looks");
     GateCommandOptions run = *o;
     run.stages = o->gate.gate.max_stages;
     return run_gate(run);

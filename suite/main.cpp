@@ -2,8 +2,8 @@
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
 //
 // This executable is the front end, linked without LibTorch: the commands that only read and write JSON
-// (stats, report, compare, verify, leaderboard, baseline, sample) run here and start in milliseconds instead
-// of the second that loading LibTorch's shared libraries takes. Every other command, the global --help and
+// (stats, report, compare, verify, leaderboard, baseline, sample) run here and start in 2-10 ms instead
+// of the ~0.36 s that loading LibTorch's shared libraries takes (docs/speed.md). Every other command, the global --help and
 // --version, and any invocation with plugins are handed to recallbench-torch (beside this executable) by
 // exec, with the same arguments.
 #include <unistd.h>

@@ -17,6 +17,9 @@ case "$config" in
                --steps 100 --eval-examples 256) ;;
   *) echo "allocator.sh: unknown config '$config' (smoke, large)" >&2; exit 2 ;;
 esac
+# GNU time (Debian's `time`, not the shell keyword) reports faults; jemalloc and tcmalloc are optional
+# (libjemalloc2, libtcmalloc-minimal4: a setting whose library is missing is skipped).
+[ -x /usr/bin/time ] || { echo "allocator.sh: needs GNU time: apt-get install time" >&2; exit 2; }
 lib=/usr/lib/x86_64-linux-gnu
 modes=("glibc-defaults" "tuned" "jemalloc" "tcmalloc")
 tmp=$(mktemp -d)
@@ -37,8 +40,9 @@ for rep in $(seq 1 "$reps"); do
     env "$e" /usr/bin/time -o "$tmp/time" -f "%U %S %R %e" \
       "$build/recallbench" run "${args[@]}" --threshold 1 --seeds 0 --jobs 1 --out "$out" >/dev/null 2>&1
     read -r u s f w < "$tmp/time"
-    printf '%-16s %4s %8s %8s %8.2f %10s %8s\n' "$mode" "$rep" "$u" "$s" "$(echo "$u + $s" | bc)" "$f" "$w"
-    echo "$mode $(echo "$u + $s" | bc) $f" >> "$tmp/summary"
+    cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+    printf '%-16s %4s %8s %8s %8s %10s %8s\n' "$mode" "$rep" "$u" "$s" "$cpu" "$f" "$w"
+    echo "$mode $cpu $f" >> "$tmp/summary"
   done
 done
 /usr/bin/python3 - "$tmp" "${modes[@]}" <<'PY'

@@ -70,4 +70,6 @@ expect 2 "valid battery names" -- run --battery nope --out "$tmp"
 expect 0 "p = 0.0197666" -- stats fisher 7 3 1 9
 expect 2 "got -1, expected a whole number" -- stats fisher -1 2 3 4
 [ -z "$(ls -A "$tmp")" ] || { echo "FAIL: a rejected command wrote into $tmp"; fail=1; }
+# The gate command sets the look size from the battery: a --stage-seeds of its own is refused.
+expect 2 "stage-seeds is set by the battery" -- gate --baseline "$src/ci/baselines/smoke.json" --stage-seeds 5 --out "$tmp/gate"
 exit $fail
