@@ -3,8 +3,17 @@
 # exceptions), runs its script, shows the leaderboard and at least one chart; screenshots for a laptop
 # and a phone go to ARTIFACTS (CI uploads them). A planted page with a console error must be caught, so
 # the check itself is live.
-#   browser_test.sh RECALLBENCH SOURCE_DIR ARTIFACTS        (label "browser"; ci/browser-test runs it)
+# With --history, the history trend page instead (rendered from tests/reports/data/history_report.json by the
+# test-only history_page_render; no recallbench build needed): loads cleanly, shows the changes table, the
+# charts and the change marker; screenshots ARTIFACTS/history-laptop.png and history-phone.png.
+#   browser_test.sh RECALLBENCH SOURCE_DIR ARTIFACTS                        (label "browser"; ci/browser-test runs it)
+#   browser_test.sh --history HISTORY_PAGE_RENDER SOURCE_DIR ARTIFACTS      (likewise)
 set -u
+mode=report
+if [ "${1:-}" = --history ]; then
+  mode=history
+  shift
+fi
 rb="$1"
 src="$2"
 artifacts="$3"
@@ -44,6 +53,16 @@ screenshot() {  # screenshot HTML PNG WIDTH HEIGHT
   else echo "FAIL: no screenshot $2"; fail=1; fi
 }
 
+check_simple() {  # check_simple NAME HTML MARKER: console clean, script ran, MARKER in the DOM
+  local name=$1 html=$2 marker=$3
+  chrome "$tmp/$name.log" --dump-dom "file://$html" >"$tmp/$name.dom" || { echo "FAIL: chromium on $name"; fail=1; return; }
+  if grep -q ":CONSOLE" "$tmp/$name.log"; then
+    echo "FAIL: $name: console messages:"; grep ":CONSOLE" "$tmp/$name.log"; fail=1
+  fi
+  grep -q 'data-report-ready="[0-9]' "$tmp/$name.dom" || { echo "FAIL: $name: the page script did not run"; fail=1; }
+  grep -q "$marker" "$tmp/$name.dom" || { echo "FAIL: $name: no '$marker' in the page"; fail=1; return; }
+  echo "ok: $name loads in Chromium without console messages and shows '$marker'"
+}
 # The live check: a page with a console error and an exception must be caught.
 printf '<!doctype html><p>x</p><script>console.error("planted"); missing();</script>' >"$tmp/bad.html"
 chrome "$tmp/bad.log" --dump-dom "file://$tmp/bad.html" >/dev/null
@@ -51,6 +70,22 @@ if grep -q ':CONSOLE.*planted' "$tmp/bad.log" && grep -q ':CONSOLE.*missing is n
   echo "ok: a planted console error is detected"
 else
   echo "FAIL: console errors are not detected; the log was:"; cat "$tmp/bad.log"; fail=1
+fi
+
+# The history trend page: 30 commits, 3 configs (a lock-in drop at commit 17), one benchmark (a faster kernel,
+# its change as a range), one claim.
+if [ "$mode" = history ]; then
+  "$rb" "$src/tests/reports/data/history_report.json" "$artifacts/history.html" "$artifacts/history.md" ||
+    { echo "FAIL: history_page_render"; exit 1; }
+  check_simple history "$artifacts/history.html" 'id="changes"'
+  charts=$(grep -o '<svg class="chart trend' "$tmp/history.dom" | wc -l)
+  [ "$charts" -eq 10 ] || { echo "FAIL: history: $charts charts, expected 3 per config and 1 per benchmark (10)"; fail=1; }
+  grep -q '<g class="cp" data-commit="' "$tmp/history.dom" || { echo "FAIL: history: no change marker"; fail=1; }
+  grep -q '<tr class="v-reg">' "$tmp/history.dom" || { echo "FAIL: history: no regression in the changes table"; fail=1; }
+  echo "ok: history page shows $charts charts and its change markers"
+  screenshot "$artifacts/history.html" "$artifacts/history-laptop.png" 1280 2500
+  screenshot "$artifacts/history.html" "$artifacts/history-phone.png" 390 4200
+  exit $fail
 fi
 
 # Real results (tests/reports/data: two cells × two pair counts, 4 seeds each), gated on a baseline
@@ -73,16 +108,6 @@ grep -q "Verdict: regression" "$artifacts/report-regression.html" || { echo "FAI
 screenshot "$artifacts/report-regression.html" "$artifacts/report-regression.png" 1280 1400
 # The leaderboard page from the stored rows (ci/leaderboard/leaderboard.json) and the claims page from the
 # stored claim results: both load cleanly, run the page script and show their tables.
-check_simple() {  # check_simple NAME HTML MARKER: console clean, script ran, MARKER in the DOM
-  local name=$1 html=$2 marker=$3
-  chrome "$tmp/$name.log" --dump-dom "file://$html" >"$tmp/$name.dom" || { echo "FAIL: chromium on $name"; fail=1; return; }
-  if grep -q ":CONSOLE" "$tmp/$name.log"; then
-    echo "FAIL: $name: console messages:"; grep ":CONSOLE" "$tmp/$name.log"; fail=1
-  fi
-  grep -q 'data-report-ready="[0-9]' "$tmp/$name.dom" || { echo "FAIL: $name: the page script did not run"; fail=1; }
-  grep -q "$marker" "$tmp/$name.dom" || { echo "FAIL: $name: no '$marker' in the page"; fail=1; return; }
-  echo "ok: $name loads in Chromium without console messages and shows '$marker'"
-}
 if [ -f "$src/ci/leaderboard/leaderboard.json" ]; then
   "$rb" leaderboard --file "$src/ci/leaderboard/leaderboard.json" --html "$artifacts/leaderboard.html" >/dev/null ||
     { echo "FAIL: recallbench leaderboard"; fail=1; }

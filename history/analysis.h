@@ -1,0 +1,96 @@
+// What the history says: per-commit series of each config and benchmark, their change points and drifts
+// (stats/changepoint.h), the trend document that `history report` renders (reports/history_page.h), the
+// `history log` table, and the pooled baseline a gate can compare with.
+//
+// Method (docs/tracking.md). Series: per config, lock-in (binary per seed), time to lock-in (the step, or
+// censored at the budget), recall (final held-out accuracy); per benchmark, speed (time relative to the GEMM
+// ceiling of the same run, tested on its logarithm). Commits without a run of the series are gaps. Every series gets two tests: a
+// step (the best split of the commit series, log-rank / two-proportion / Mann–Whitney z) and a drift (a
+// linear trend over the commits); both p-values by permuting whole commits. All series' tests of one
+// history form one Holm family at `alpha`: the chance that a history with no change anywhere reports any
+// change is at most alpha, whatever the dependence between series (lock-in, time and recall of a config
+// share their seeds). Below a significant step, binary segmentation looks for more steps in each side,
+// each at alpha. A drift is reported when no step
+// is, or when a trend remains inside the steps' segments.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "history/history.h"
+#include "reports/report.h"
+#include "stats/changepoint.h"
+
+namespace rb::history {
+
+enum class Metric { kLockIn, kTime, kRecall, kSpeed };
+const char* metric_name(Metric m);               // "lock-in", "time", "recall", "speed"
+Metric parse_metric(const std::string& name);    // UsageError on anything else
+
+struct AnalysisOptions {
+  double alpha = 0.05;
+  stats::ChangeTestOptions permutation;
+  std::string config_selector;  // "" = all; else comma-separated substrings of the key or label
+  bool detect = true;           // false: only the per-commit series (history log)
+};
+
+struct Change {
+  std::string series;      // config key or benchmark name
+  std::string label;       // for humans
+  Metric metric = Metric::kLockIn;
+  std::string kind;        // "step" or "drift"
+  std::string commit;      // the first observed commit at the new level
+  std::string first_commit, last_commit;  // a range: the change happened in first..last (gaps, or a drift)
+  double before = 0, after = 0, effect = 0;
+  std::string effect_label;
+  double p = 1, p_adjusted = 1;
+  int64_t index = 0;       // position of `commit` in the history's commit order
+};
+
+// Per-commit summary of one config (one point of the trend page).
+struct ConfigPoint {
+  std::string commit;
+  int64_t index = 0, n = 0, k = 0, budget = 0;
+  stats::Interval ci;
+  double median_time = 0;  // NaN when the Kaplan–Meier curve does not reach 0.5
+  double rmst = 0;         // restricted mean time to lock-in, up to the budget
+  double recall_median = 0, recall_q1 = 0, recall_q3 = 0;
+};
+
+struct Analysis {
+  std::vector<CommitInfo> commits;  // in history order
+  struct ConfigSeries {
+    std::string key, label;
+    int64_t budget = 0;
+    std::vector<ConfigPoint> points;
+  };
+  std::vector<ConfigSeries> configs;
+  struct BenchSeries {
+    std::string name;
+    std::vector<std::pair<int64_t, double>> points;  // (commit index, median over samples)
+  };
+  std::vector<BenchSeries> benchmarks;
+  std::vector<Change> changes;  // most significant first
+  int64_t tests = 0;            // the family's size
+};
+
+// Reads the history and finds the changes.
+Analysis analyse(const History& history, const AnalysisOptions& options);
+
+// The trend document (its fields: reports/history_page.h).
+nlohmann::json analysis_json(const Analysis& a, const History& history, const AnalysisOptions& options);
+nlohmann::json change_json(const Change& c, const Analysis& a);
+std::string changes_table(const Analysis& a);  // the human list of `history changes`
+// `history log`: one row per commit, one column per selected config (or benchmark for speed).
+std::string log_table(const Analysis& a, Metric metric);
+
+// The pooled baseline from the history for `current` (the configs to be gated): per config, the runs of the
+// commits since its last change (a step in lock-in, time or recall at `alpha`, or a change of identity),
+// excluding `exclude_commit`; per seed the latest run. `notes` says per config what was pooled.
+reports::Baseline pooled_baseline(const History& history, const std::vector<reports::Config>& current,
+                                  const std::string& exclude_commit, double alpha, std::vector<std::string>* notes);
+
+}  // namespace rb::history

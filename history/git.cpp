@@ -1,0 +1,77 @@
+#include "history/git.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace rb::history {
+
+std::string git(const std::string& repo, const std::vector<std::string>& args, bool* ok) {
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    close(out[1]);
+    if (FILE* devnull = std::fopen("/dev/null", "w")) dup2(fileno(devnull), 2);
+    std::vector<std::string> all{"git", "-C", repo};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp("git", argv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  std::string text;
+  std::array<char, 4096> buf{};
+  ssize_t n;
+  while ((n = read(out[0], buf.data(), buf.size())) > 0) text.append(buf.data(), static_cast<size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const bool good = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (ok) *ok = good;
+  if (!good) return "";
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+CommitInfo resolve_commit(const std::string& repo, const std::string& rev) {
+  bool ok = false;
+  const std::string out = git(repo, {"show", "-s", "--format=%H%n%P%n%cI%n%s", rev + "^{commit}", "--"}, &ok);
+  if (!ok || out.empty())
+    throw UsageError("unknown commit '" + rev + "' in the git repository at " + repo,
+                     "pass --repo DIR (the checkout the runs were built from) or --commit with a commit it has");
+  std::istringstream in(out);
+  CommitInfo c;
+  std::string parents;
+  std::getline(in, c.hash);
+  std::getline(in, parents);
+  std::getline(in, c.date);
+  std::getline(in, c.subject);
+  c.parent = parents.substr(0, parents.find(' '));
+  return c;
+}
+
+std::vector<CommitInfo> first_parent_path(const std::string& repo, const std::string& good, const std::string& bad) {
+  const CommitInfo g = resolve_commit(repo, good), b = resolve_commit(repo, bad);
+  bool ok = false;
+  git(repo, {"merge-base", "--is-ancestor", g.hash, b.hash}, &ok);
+  if (!ok) throw UsageError("bisect: the good commit " + good + " is not an ancestor of the bad commit " + bad);
+  const std::string list = git(repo, {"rev-list", "--first-parent", "--reverse", g.hash + ".." + b.hash}, &ok);
+  std::vector<CommitInfo> path;
+  std::istringstream in(list);
+  std::string hash;
+  while (std::getline(in, hash))
+    if (!hash.empty()) path.push_back(resolve_commit(repo, hash));
+  return path;
+}
+
+}  // namespace rb::history

@@ -1,0 +1,205 @@
+// Change points along a series of groups: scores, the step scan and the trend, by permutation of groups.
+// See stats/changepoint.h.
+#include "stats/changepoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "core/errors.h"
+
+namespace rb::stats {
+namespace {
+
+// The per-group score sums and counts of a segment, with the pooled mean and sum of squares.
+struct Scored {
+  std::vector<double> sum;    // per group
+  std::vector<int64_t> count; // per group
+  double mean = 0.0;
+  double ss = 0.0;            // sum of squared deviations of the subjects' scores
+  int64_t n = 0;
+};
+
+std::vector<double> mid_ranks(const std::vector<double>& v) {
+  std::vector<size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t i, size_t j) { return v[i] < v[j]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    const double rank = 0.5 * static_cast<double>(i + j) + 1.0;
+    for (size_t k = i; k <= j; ++k) r[idx[k]] = rank;
+    i = j + 1;
+  }
+  return r;
+}
+
+// Log-rank scores of a pooled sample: event at t: 1 − H(t); censored at t: −H(t) (H: Nelson–Aalen, with
+// censorings at t still at risk at t).
+std::vector<double> log_rank_scores(const std::vector<SurvivalObservation>& obs) {
+  std::vector<size_t> idx(obs.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t i, size_t j) { return obs[i].time < obs[j].time; });
+  std::vector<double> s(obs.size());
+  double hazard = 0.0;
+  size_t at_risk = obs.size();
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    int64_t events = 0;
+    while (j < idx.size() && obs[idx[j]].time == obs[idx[i]].time) events += obs[idx[j++]].event ? 1 : 0;
+    hazard += static_cast<double>(events) / static_cast<double>(at_risk);
+    for (size_t k = i; k < j; ++k) s[idx[k]] = (obs[idx[k]].event ? 1.0 : 0.0) - hazard;
+    at_risk -= j - i;
+    i = j;
+  }
+  return s;
+}
+
+Scored score(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind) {
+  RB_CHECK_INPUT(a >= 0 && a <= b && b <= static_cast<int64_t>(groups.size()), "change test: bad segment");
+  Scored out;
+  std::vector<double> values;
+  std::vector<SurvivalObservation> times;
+  std::vector<int64_t> owner;
+  for (int64_t g = a; g < b; ++g) {
+    const auto& grp = groups[static_cast<size_t>(g)];
+    if (kind == SeriesKind::kSurvival) {
+      for (const auto& t : grp.times) {
+        RB_CHECK_INPUT(std::isfinite(t.time) && t.time >= 0, "change test: a time must be finite and >= 0");
+        times.push_back(t);
+        owner.push_back(g - a);
+      }
+    } else {
+      for (double v : grp.values) {
+        RB_CHECK_INPUT(std::isfinite(v), "change test: values must be finite");
+        RB_CHECK_INPUT(kind != SeriesKind::kLogMeasure || v > 0, "change test: a measure must be > 0");
+        values.push_back(v);
+        owner.push_back(g - a);
+      }
+    }
+  }
+  std::vector<double> s = kind == SeriesKind::kSurvival   ? log_rank_scores(times)
+                          : kind == SeriesKind::kContinuous ? mid_ranks(values)
+                                                            : values;
+  if (kind == SeriesKind::kLogMeasure)
+    for (double& v : s) v = std::log(v);
+  out.sum.assign(static_cast<size_t>(b - a), 0.0);
+  out.count.assign(static_cast<size_t>(b - a), 0);
+  out.n = static_cast<int64_t>(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    out.sum[static_cast<size_t>(owner[i])] += s[i];
+    out.count[static_cast<size_t>(owner[i])] += 1;
+  }
+  if (out.n == 0) return out;
+  out.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(out.n);
+  for (double v : s) out.ss += (v - out.mean) * (v - out.mean);
+  return out;
+}
+
+// max_c |z_c| over the splits of the groups in `order`; `at` receives the maximising split (groups before it
+// form the left side) and `z_at` its signed z (right side minus expected: > 0 when the right scores higher).
+double scan(const Scored& sc, const std::vector<int64_t>& order, int64_t* at, double* z_at) {
+  const double n = static_cast<double>(sc.n);
+  double best = 0.0, left_sum = 0.0;
+  int64_t left_n = 0;
+  for (size_t c = 1; c < order.size(); ++c) {
+    left_sum += sc.sum[static_cast<size_t>(order[c - 1])];
+    left_n += sc.count[static_cast<size_t>(order[c - 1])];
+    if (left_n == 0 || left_n == sc.n) continue;
+    const double nl = static_cast<double>(left_n);
+    const double var = nl * (n - nl) / (n * (n - 1.0)) * sc.ss;
+    const double z = -(left_sum - nl * sc.mean) / std::sqrt(var);
+    if (std::fabs(z) > best) {
+      best = std::fabs(z);
+      if (at) *at = static_cast<int64_t>(c);
+      if (z_at) *z_at = z;
+    }
+  }
+  return best;
+}
+
+// The standardised covariance of scores with group position (positions = index in `order`).
+double trend(const Scored& sc, const std::vector<int64_t>& order, double* z_out) {
+  const double n = static_cast<double>(sc.n);
+  double xbar = 0.0;
+  for (size_t p = 0; p < order.size(); ++p) xbar += static_cast<double>(p) * static_cast<double>(sc.count[static_cast<size_t>(order[p])]);
+  xbar /= n;
+  double t = 0.0, sxx = 0.0;
+  for (size_t p = 0; p < order.size(); ++p) {
+    const auto g = static_cast<size_t>(order[p]);
+    const double dx = static_cast<double>(p) - xbar;
+    t += dx * (sc.sum[g] - static_cast<double>(sc.count[g]) * sc.mean);
+    sxx += dx * dx * static_cast<double>(sc.count[g]);
+  }
+  if (sxx <= 0.0) return 0.0;
+  const double z = t / std::sqrt(sxx * sc.ss / (n - 1.0));
+  if (z_out) *z_out = z;
+  return std::fabs(z);
+}
+
+template <typename Statistic>
+ChangeTest permute(const Scored& sc, const ChangeTestOptions& options, Statistic&& statistic) {
+  ChangeTest out;
+  const auto groups = static_cast<int64_t>(sc.sum.size());
+  if (groups < 2 || sc.n < 2 || !(sc.ss > 1e-12)) return out;
+  std::vector<int64_t> order(static_cast<size_t>(groups));
+  std::iota(order.begin(), order.end(), 0);
+  out.statistic = statistic(order, &out.split, &out.z);
+  std::mt19937_64 rng(options.seed);
+  const double bar = out.statistic * (1.0 - 1e-9);
+  int64_t exceed = 0, drawn = 0, target = std::max<int64_t>(options.permutations, 1);
+  while (true) {
+    for (; drawn < target; ++drawn) {
+      for (int64_t i = groups - 1; i > 0; --i)
+        std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(rng() % static_cast<uint64_t>(i + 1))]);
+      if (statistic(order, nullptr, nullptr) >= bar) ++exceed;
+    }
+    if (exceed >= 10 || target >= options.max_permutations) break;
+    target = std::min(options.max_permutations, target * 10 + 9);
+  }
+  out.permutations = drawn;
+  out.p = static_cast<double>(1 + exceed) / static_cast<double>(1 + drawn);
+  return out;
+}
+
+}  // namespace
+
+ChangeTest step_test(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind,
+                     const ChangeTestOptions& options) {
+  const Scored sc = score(groups, a, b, kind);
+  ChangeTest t = permute(sc, options, [&](const std::vector<int64_t>& order, int64_t* at, double* z) {
+    return scan(sc, order, at, z);
+  });
+  if (t.split >= 0) t.split += a;
+  return t;
+}
+
+ChangeTest trend_test(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind,
+                      const ChangeTestOptions& options) {
+  const Scored sc = score(groups, a, b, kind);
+  ChangeTest t = permute(sc, options, [&](const std::vector<int64_t>& order, int64_t*, double* z) {
+    return trend(sc, order, z);
+  });
+  t.split = -1;
+  return t;
+}
+
+std::vector<ChangeTest> segment_below(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b,
+                                      const ChangeTest& top, SeriesKind kind, double alpha,
+                                      const ChangeTestOptions& options) {
+  std::vector<ChangeTest> found{top};
+  if (top.split <= a || top.split >= b) return found;
+  for (const auto& [lo, hi] : {std::pair{a, top.split}, std::pair{top.split, b}}) {
+    if (hi - lo < 2) continue;
+    const ChangeTest sub = step_test(groups, lo, hi, kind, options);
+    if (sub.split < 0 || sub.p > alpha) continue;
+    const auto below = segment_below(groups, lo, hi, sub, kind, alpha, options);
+    found.insert(found.end(), below.begin(), below.end());
+  }
+  std::sort(found.begin() + 1, found.end(), [](const ChangeTest& x, const ChangeTest& y) { return x.split < y.split; });
+  return found;
+}
+
+}  // namespace rb::stats

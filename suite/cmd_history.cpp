@@ -1,0 +1,265 @@
+// recallbench history: the regression history across commits (history/history.h, docs/tracking.md).
+//
+//   recallbench history add DIR|bench.json|verdicts.json... [--db F] [--commit REV] [--branch B] [--repo DIR]
+//   recallbench history import FILE|- [--db F]         JSON Lines (the interchange form)
+//   recallbench history export [--out FILE] [--db F]
+//   recallbench history log [--config SEL] [--metric lock-in|time|recall|speed]
+//   recallbench history changes [--config SEL] [--alpha A] [--json]
+//   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]
+// The database: --db, else $RECALLBENCH_HISTORY, else .recallbench/history.sqlite (current directory).
+// Exit codes: 0 ok (with or without changes found), 2 bad input (nothing written), 4 internal error.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "history/analysis.h"
+#include "history/git.h"
+#include "history/history.h"
+#include "reports/history_page.h"
+#include "reports/report.h"
+#include "reports/speed_gate.h"
+#include "suite/cli.h"
+
+namespace rb {
+namespace {
+
+struct HistoryOptions {
+  std::string db;
+  std::vector<std::string> inputs;
+  std::string commit, branch, repo = ".", reference = "ceiling/gemm_fp32/N:512";
+  bool allow_dirty = false;
+  std::string out, html, md, json, config, metric = "lock-in";
+  double alpha = 0.05;
+  bool as_json = false;
+};
+
+void add_db_option(CLI::App* sub, HistoryOptions& o) {
+  sub->add_option("--db", o.db,
+                  std::string("History database (SQLite; default $RECALLBENCH_HISTORY, else ") +
+                      history::kDefaultDatabase + ")");
+}
+
+// The commit a set of inputs belongs to: --commit, else the one the runs record.
+history::CommitInfo commit_for(const HistoryOptions& o, std::string recorded, const std::string& what) {
+  std::string rev = o.commit;
+  bool dirty = false;
+  if (rev.empty()) {
+    if (recorded.size() > 6 && recorded.compare(recorded.size() - 6, 6, "-dirty") == 0) {
+      dirty = true;
+      recorded.resize(recorded.size() - 6);
+    }
+    if (recorded.empty())
+      throw UsageError(what + " records no git commit", "pass --commit REV to say which commit it belongs to");
+    if (dirty && !o.allow_dirty)
+      throw UsageError(what + " was built from a dirty tree (" + recorded.substr(0, 12) +
+                           "-dirty): its results belong to no commit",
+                       "commit the change and rerun, or pass --allow-dirty to record it under " + recorded.substr(0, 12));
+    rev = recorded;
+  }
+  history::CommitInfo c = history::resolve_commit(o.repo, rev);
+  c.branch = o.branch;
+  return c;
+}
+
+void merge(history::Batch& into, history::Batch&& b) {
+  if (into.battery.empty()) into.battery = b.battery;
+  else if (!b.battery.empty() && b.battery != into.battery)
+    throw UsageError("history add: the inputs come from two batteries ('" + into.battery + "' and '" + b.battery + "')",
+                     "record each battery into its own database");
+  for (auto& c : b.commits) into.commits.push_back(std::move(c));
+  for (auto& x : b.outcomes) into.outcomes.push_back(std::move(x));
+  for (auto& [k, v] : b.config_documents) into.config_documents[k] = std::move(v);
+  for (auto& x : b.benchmarks) into.benchmarks.push_back(std::move(x));
+  for (auto& x : b.verdicts) into.verdicts.push_back(std::move(x));
+}
+
+void print_summary(const history::IngestSummary& s, const std::string& db) {
+  fmt::print("{}: {} commits, {} outcomes, {} config identities, {} benchmarks, {} verdicts added; {} already there\n",
+             db, s.commits, s.outcomes, s.configs, s.benchmarks, s.verdicts, s.unchanged);
+}
+
+int run_add(const HistoryOptions& o) {
+  history::Batch batch;
+  for (const auto& path : o.inputs) {  // read and check everything before the database is opened for writing
+    if (reports::is_bench_file(path)) {
+      const json doc = read_json_file(path);
+      std::string recorded;
+      if (doc.contains("recallbench") && doc["recallbench"].contains("context"))
+        recorded = doc["recallbench"]["context"].value("git_commit", "");
+      auto commit = commit_for(o, recorded, path);
+      merge(batch, history::batch_from_bench(reports::bench_file_from_json(doc, path), commit, o.reference));
+      fmt::print("{}: benchmarks of commit {}\n", path, commit.hash.substr(0, 12));
+      continue;
+    }
+    if (std::filesystem::is_regular_file(path)) {
+      const json doc = read_json_file(path);
+      if (doc.is_object() && doc.value("kind", "") == "recallbench.verdicts") {
+        if (o.commit.empty())
+          throw UsageError(path + ": a verdicts file records no commit", "pass --commit REV (the commit verify ran on)");
+        auto commit = commit_for(o, "", path);
+        merge(batch, history::batch_from_verdicts(doc, commit, path));
+        fmt::print("{}: claims' verdicts of commit {}\n", path, commit.hash.substr(0, 12));
+        continue;
+      }
+    }
+    const reports::RunSet runs = reports::load_results(path);
+    if (runs.configs.empty()) throw UsageError(path + ": no runs to record");
+    std::string recorded;
+    if (runs.commits.size() > 1 && o.commit.empty())
+      throw UsageError(fmt::format("{}: its runs come from {} commits ({})", path, runs.commits.size(), runs.commits.dump()),
+                       "record one commit's runs at a time, or pass --commit REV");
+    if (!runs.commits.empty()) recorded = runs.commits.front().get<std::string>();
+    auto commit = commit_for(o, recorded, path);
+    commit.context = runs.context;
+    merge(batch, history::batch_from_runs(runs, commit));
+    fmt::print("{}: {} runs of {} configs{}, commit {} ({})\n", path, runs.run_count, runs.configs.size(),
+               runs.battery.empty() ? "" : " (battery " + runs.battery + ")", commit.hash.substr(0, 12), commit.subject);
+  }
+  history::History h(history::resolve_database(o.db), history::History::Mode::kWrite);
+  print_summary(h.ingest(batch), h.path());
+  return kExitOk;
+}
+
+int run_import(const HistoryOptions& o) {
+  history::Batch batch;
+  if (o.inputs.front() == "-") {
+    batch = history::parse_jsonl(std::cin, "standard input");
+  } else {
+    std::ifstream in(o.inputs.front());
+    if (!in) throw UsageError("cannot read " + o.inputs.front());
+    batch = history::parse_jsonl(in, o.inputs.front());
+  }
+  history::History h(history::resolve_database(o.db), history::History::Mode::kWrite);
+  print_summary(h.ingest(batch), h.path());
+  return kExitOk;
+}
+
+int run_export(const HistoryOptions& o) {
+  history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
+  if (o.out.empty() || o.out == "-") {
+    h.export_jsonl(std::cout);
+    std::cout.flush();
+    return kExitOk;
+  }
+  const std::string tmp = o.out + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw UsageError("cannot write " + o.out);
+    h.export_jsonl(out);
+    if (!out) throw UsageError("writing " + tmp + " failed (disk full?)");
+  }
+  std::filesystem::rename(tmp, o.out);
+  std::fprintf(stderr, "wrote %s\n", o.out.c_str());
+  return kExitOk;
+}
+
+history::AnalysisOptions analysis_options(const HistoryOptions& o, bool detect) {
+  history::AnalysisOptions a;
+  a.alpha = o.alpha;
+  a.config_selector = o.config;
+  a.detect = detect;
+  return a;
+}
+
+int run_log(const HistoryOptions& o) {
+  const auto metric = history::parse_metric(o.metric);
+  history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
+  const auto a = history::analyse(h, analysis_options(o, false));
+  if (a.configs.empty() && a.benchmarks.empty())
+    throw UsageError("history log: nothing recorded" + (o.config.empty() ? "" : " matches --config " + o.config));
+  std::fputs(history::log_table(a, metric).c_str(), stdout);
+  return kExitOk;
+}
+
+int run_changes(const HistoryOptions& o) {
+  history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
+  const auto opts = analysis_options(o, true);
+  const auto a = history::analyse(h, opts);
+  if (o.as_json) {
+    json list = json::array();
+    for (const auto& c : a.changes) list.push_back(history::change_json(c, a));
+    std::puts(list.dump(2).c_str());
+  } else {
+    std::fputs(history::changes_table(a).c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+int run_history_report(const HistoryOptions& o) {
+  if (o.html.empty() && o.md.empty() && o.json.empty())
+    throw UsageError("history report: nothing to write", "pass --html FILE, --md FILE and/or --json FILE");
+  history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
+  const auto opts = analysis_options(o, true);
+  const auto a = history::analyse(h, opts);
+  const json doc = history::analysis_json(a, h, opts);
+  if (!o.json.empty()) write_json_atomic(o.json, doc);
+  if (!o.html.empty()) reports::write_text_file(o.html, reports::history_html(doc));
+  if (!o.md.empty()) reports::write_text_file(o.md, reports::history_markdown(doc));
+  std::fputs(history::changes_table(a).c_str(), stdout);
+  for (const auto* p : {&o.html, &o.md, &o.json})
+    if (!p->empty()) std::printf("wrote %s\n", p->c_str());
+  return kExitOk;
+}
+
+CommandFn add_history_command(CLI::App& s) {
+  auto o = std::make_shared<HistoryOptions>();
+  s.require_subcommand(1);
+  auto* add = s.add_subcommand("add", "Record results stores, benchmark files (recallbench bench --out) and verdicts "
+                                      "(recallbench verify --json) under their commit");
+  add->add_option("inputs", o->inputs, "Results directories, run files, benchmark JSON, verdicts JSON")->required();
+  add->add_option("--commit", o->commit, "The commit they belong to (default: the one the runs record)");
+  add->add_option("--branch", o->branch, "Branch name to record with the commit");
+  add->add_option("--repo", o->repo, "The git repository the commits are in (default: the current directory)");
+  add->add_option("--reference", o->reference,
+                  "Benchmark files: the benchmark every time is divided by (default ceiling/gemm_fp32/N:512)");
+  add->add_flag("--allow-dirty", o->allow_dirty, "Record results built from a dirty tree under its base commit");
+  add_db_option(add, *o);
+  auto* imp = s.add_subcommand("import", "Read JSON Lines (history export's form, docs/tracking.md) into the database");
+  imp->add_option("file", o->inputs, "JSON Lines file, or - for standard input")->required()->expected(1);
+  add_db_option(imp, *o);
+  auto* exp = s.add_subcommand("export", "Write the database as JSON Lines (diffable; importable anywhere)");
+  exp->add_option("--out", o->out, "File to write (default: standard output)");
+  add_db_option(exp, *o);
+  auto* log = s.add_subcommand("log", "A table per commit of one metric");
+  log->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
+  log->add_option("--metric", o->metric, "lock-in (default), time, recall or speed");
+  add_db_option(log, *o);
+  auto* ch = s.add_subcommand("changes", "Change points and drifts per config and metric (exit 0 either way)");
+  ch->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
+  ch->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history, Holm (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  ch->add_flag("--json", o->as_json, "A JSON list of changes instead of the table");
+  add_db_option(ch, *o);
+  auto* rep = s.add_subcommand("report", "Trend pages: per config, lock-in, time to lock-in, recall and kernel speed "
+                                         "per commit, with change points marked");
+  rep->add_option("--html", o->html, "Write the self-contained HTML page here");
+  rep->add_option("--md", o->md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");
+  rep->add_option("--json", o->json, "Write the trend document here");
+  rep->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
+  rep->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history, Holm (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  add_db_option(rep, *o);
+  return [o, add, imp, exp, log, ch, rep]() {
+    if (add->parsed()) return run_add(*o);
+    if (imp->parsed()) return run_import(*o);
+    if (exp->parsed()) return run_export(*o);
+    if (log->parsed()) return run_log(*o);
+    if (ch->parsed()) return run_changes(*o);
+    if (rep->parsed()) return run_history_report(*o);
+    throw UsageError("history: no subcommand", "one of add, import, export, log, changes, report");
+  };
+}
+
+}  // namespace
+
+RB_REGISTER(CommandRegistry, history,
+            CommandEntry{"history", "The regression history across commits: add, import, export, log, changes, report",
+                         &add_history_command});
+
+}  // namespace rb

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""`recallbench history` end to end: add (idempotent, conflicts, batteries, commits, dirty trees, two at
+once), export/import round trip, bad databases (truncated, not SQLite, newer schema), and changes/report on
+a simulated history.
+
+  history_cli_test.py RECALLBENCH SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+RB, SRC = sys.argv[1], sys.argv[2]
+PLANT = os.path.join(SRC, "tests/reports/plant.py")
+SIMULATE = os.path.join(SRC, "tests/history/simulate.py")
+failures = []
+
+
+def run(*args, expect=0, stdin=None, contains=None):
+    p = subprocess.run([RB, *args], capture_output=True, text=True, input=stdin)
+    if p.returncode != expect or (contains and contains not in p.stdout + p.stderr):
+        failures.append("%s: exit %d (expected %d)%s\n%s%s" % (" ".join(args), p.returncode, expect,
+                        " without '%s'" % contains if contains else "", p.stdout, p.stderr))
+    return p
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def plant(out, spec, battery="tiny"):
+    subprocess.run([sys.executable, PLANT, out, spec], check=True, capture_output=True)
+    with open(os.path.join(out, "plan.json"), "w") as f:
+        json.dump({"kind": "recallbench.plan", "battery": {"name": battery}}, f)
+
+
+def export(db):
+    return run("history", "export", "--db", db).stdout
+
+
+tmp = tempfile.mkdtemp()
+try:
+    repo = os.path.join(tmp, "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q", "-b", "main")
+    for i in range(3):
+        with open(os.path.join(repo, "f"), "w") as f:
+            f.write(str(i))
+        git(repo, "add", "f")
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "change %d" % i)
+    heads = git(repo, "rev-list", "--reverse", "HEAD").split()
+    db = os.path.join(tmp, "h", "history.sqlite")
+    a, b, c, other = (os.path.join(tmp, n) for n in ("a", "b", "c", "other"))
+    plant(a, "diag:7:10")
+    plant(b, "diag:9:10")
+    plant(c, "diag:3:10")
+    plant(other, "diag:7:10", battery="another")
+
+    run("history", "add", a, "--commit", heads[0], "--repo", repo, "--db", db, contains="10 outcomes")
+    first = export(db)
+    run("history", "add", a, "--commit", heads[0], "--repo", repo, "--db", db, contains="10 already there")
+    check(export(db) == first, "adding the same store twice changed the database")
+    run("history", "add", c, "--commit", heads[0], "--repo", repo, "--db", db, expect=2, contains="conflicting")
+    check(export(db) == first, "a conflicting add changed the database")
+    run("history", "add", other, "--commit", heads[1], "--repo", repo, "--db", db, expect=2, contains="battery")
+    run("history", "add", b, "--commit", "0123abcd", "--repo", repo, "--db", db, expect=2, contains="unknown commit")
+    run("history", "add", b, "--repo", repo, "--db", db, expect=2, contains="unknown commit 'planted'")
+    run("history", "log", "--db", os.path.join(tmp, "missing.sqlite"), expect=2, contains="does not exist")
+    check(export(db) == first, "refused adds changed the database")
+
+    # Two writers at once: SQLite's lock serialises them; both land.
+    procs = [subprocess.Popen([RB, "history", "add", d, "--commit", h, "--repo", repo, "--db", db],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for d, h in ((b, heads[1]), (c, heads[2]))]
+    for p in procs:
+        out, err = p.communicate()
+        check(p.returncode == 0, "concurrent add failed: %s" % err.decode())
+    dump = export(db)
+    for h in heads:
+        check(h in dump, "commit %s missing after concurrent adds" % h[:7])
+    log = run("history", "log", "--db", db).stdout
+    check("7/10" in log and "9/10" in log and "3/10" in log, "history log lacks the counts:\n" + log)
+
+    # Round trip through JSON Lines.
+    db2 = os.path.join(tmp, "copy.sqlite")
+    run("history", "import", "-", "--db", db2, stdin=dump)
+    check(export(db2) == dump, "export -> import -> export is not the identity")
+
+    # Bad databases: nothing is lost, exit 2, a clear message.
+    broken = os.path.join(tmp, "broken.sqlite")
+    with open(db, "rb") as f:
+        data = f.read()
+    with open(broken, "wb") as f:
+        f.write(data[: len(data) // 2])
+    run("history", "log", "--db", broken, expect=2, contains="not a valid SQLite database")
+    run("history", "add", a, "--commit", heads[0], "--repo", repo, "--db", broken, expect=2)
+    with open(broken, "wb") as f:
+        f.write(b"this is not a database at all" * 100)
+    run("history", "changes", "--db", broken, expect=2, contains="not a valid SQLite database")
+    foreign = os.path.join(tmp, "foreign.sqlite")
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE t(x)")
+    con.commit()
+    con.close()
+    run("history", "log", "--db", foreign, expect=2, contains="not a recallbench history")
+    newer = os.path.join(tmp, "newer.sqlite")
+    shutil.copy(db, newer)
+    con = sqlite3.connect(newer)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    before = open(newer, "rb").read()
+    run("history", "add", a, "--commit", heads[0], "--repo", repo, "--db", newer, expect=2, contains="newer")
+    check(open(newer, "rb").read() == before, "a newer database was modified")
+    run("history", "import", "-", "--db", db2, expect=2, stdin='{"recallbench_history": 7}\n', contains="newer")
+    run("history", "import", "-", "--db", db2, expect=2, stdin='{"commit": "abc1", "date": "2026-01-01", "config": "k", "seed": 1}\n',
+        contains="locked_in")
+    run("history", "import", "-", "--db", db2, expect=2, stdin='not json\n', contains="line 1")
+    check(export(db2) == dump, "refused imports changed the database")
+    run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
+
+    # Changes on a simulated lock-in drop at commit 17 of 30.
+    sim = subprocess.run([sys.executable, SIMULATE, "lockin"], check=True, capture_output=True, text=True).stdout
+    db3 = os.path.join(tmp, "sim.sqlite")
+    run("history", "import", "-", "--db", db3, stdin=sim)
+    commits = [json.loads(l)["commit"] for l in sim.splitlines() if '"subject"' in l]
+    changes = json.loads(run("history", "changes", "--json", "--db", db3).stdout)
+    hit = [x for x in changes if x["config"] == "cfg0" and x["metric"] == "lock-in"]
+    check(len(hit) == 1 and hit[0]["commit"] == commits[16], "lock-in drop not found at commit 17: %s" % hit)
+    check(all(x["config"] == "cfg0" for x in changes), "a change reported in an unchanged config: %s" % changes)
+    html, md, js = (os.path.join(tmp, "trend." + e) for e in ("html", "md", "json"))
+    run("history", "report", "--db", db3, "--html", html, "--md", md, "--json", js)
+    doc = json.load(open(js))
+    check(doc["kind"] == "recallbench.history_report" and len(doc["commits"]) == 30, "trend document")
+    check(commits[16][:7] in open(html).read(), "the trend page does not name the change's commit")
+finally:
+    shutil.rmtree(tmp)
+
+for f in failures:
+    print("FAIL:", f)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,207 @@
+// The history database (history/history.h) and the change-point tests (stats/changepoint.h).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/errors.h"
+#include "history/analysis.h"
+#include "history/history.h"
+#include "stats/changepoint.h"
+
+namespace rb::history {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_db(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("rb_history_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove(p);
+  return p;
+}
+
+Batch two_commits() {
+  Batch b;
+  b.battery = "tiny";
+  b.commits.push_back({"aaaa1111", "", "2026-01-01T00:00:00Z", "main", "first", nullptr});
+  b.commits.push_back({"bbbb2222", "aaaa1111", "2026-01-02T00:00:00Z", "main", "second", nullptr});
+  for (const char* c : {"aaaa1111", "bbbb2222"})
+    for (int64_t s = 0; s < 4; ++s) {
+      Outcome o;
+      o.commit = c;
+      o.config = "cfg";
+      o.seed = s;
+      o.locked_in = s < 3;
+      if (o.locked_in) o.lock_in_step = 100 + s;
+      o.budget = 400;
+      o.recall = o.locked_in ? 0.99 : 0.3;
+      b.outcomes.push_back(o);
+    }
+  b.benchmarks.push_back({"bbbb2222", "kernel/x", "s1", 0.5});
+  b.verdicts.push_back({"bbbb2222", "claim-1", "reproduced", 0.01});
+  return b;
+}
+
+std::string dump(const History& h) {
+  std::ostringstream out;
+  h.export_jsonl(out);
+  return out.str();
+}
+
+TEST(HistoryDb, IngestIsIdempotentAndRoundTrips) {
+  const auto path = temp_db("idem");
+  History h(path.string(), History::Mode::kWrite);
+  const auto first = h.ingest(two_commits());
+  EXPECT_EQ(first.commits, 2);
+  EXPECT_EQ(first.outcomes, 8);
+  EXPECT_EQ(h.battery(), "tiny");
+  const std::string before = dump(h);
+  const auto again = h.ingest(two_commits());
+  EXPECT_EQ(again.outcomes, 0);
+  EXPECT_EQ(again.unchanged, 10);
+  EXPECT_EQ(dump(h), before);
+
+  std::istringstream in(before);
+  const Batch parsed = parse_jsonl(in, "export");
+  const auto copy_path = temp_db("copy");
+  History copy(copy_path.string(), History::Mode::kWrite);
+  copy.ingest(parsed);
+  EXPECT_EQ(dump(copy), before);
+  fs::remove(path);
+  fs::remove(copy_path);
+}
+
+TEST(HistoryDb, ConflictsAndOtherBatteriesWriteNothing) {
+  const auto path = temp_db("conflict");
+  History h(path.string(), History::Mode::kWrite);
+  h.ingest(two_commits());
+  const std::string before = dump(h);
+  Batch changed = two_commits();
+  changed.outcomes.back().recall = 0.5;
+  changed.outcomes.push_back(changed.outcomes.back());
+  changed.outcomes.back().seed = 99;  // would be new, but the batch is refused as a whole
+  EXPECT_THROW(h.ingest(changed), UsageError);
+  Batch other = two_commits();
+  other.battery = "another";
+  EXPECT_THROW(h.ingest(other), UsageError);
+  Batch reparented = two_commits();
+  reparented.commits[1].parent = "cccc3333";
+  EXPECT_THROW(h.ingest(reparented), UsageError);
+  EXPECT_EQ(dump(h), before);
+  fs::remove(path);
+}
+
+TEST(HistoryDb, CommitsFollowTheParentChainBeforeDates) {
+  // The child is dated before its parent (a rebase, a skewed clock): the chain wins.
+  std::vector<CommitInfo> c = {{"c3", "c2", "2026-01-01", "", "", nullptr},
+                               {"c2", "c1", "2026-01-05", "", "", nullptr},
+                               {"c1", "", "2026-01-03", "", "", nullptr},
+                               {"x9", "", "2026-01-02", "", "", nullptr}};
+  const auto o = order_commits(c);
+  std::vector<std::string> hashes;
+  for (const auto& x : o) hashes.push_back(x.hash);
+  EXPECT_EQ(hashes, (std::vector<std::string>{"x9", "c1", "c2", "c3"}));
+}
+
+TEST(HistoryDb, RefusesWhatIsNotAHistory) {
+  const auto path = temp_db("garbage");
+  {
+    std::ofstream(path) << std::string(5000, 'x');
+  }
+  EXPECT_THROW(History(path.string(), History::Mode::kRead), UsageError);
+  EXPECT_THROW(History(path.string(), History::Mode::kWrite), UsageError);
+  EXPECT_THROW(History(temp_db("absent").string(), History::Mode::kRead), UsageError);
+  fs::remove(path);
+}
+
+TEST(HistoryJsonl, RejectsBadLinesWithTheirNumber) {
+  std::istringstream in("{\"recallbench_history\": 1}\n{\"commit\": \"abcd\", \"date\": \"d\", \"config\": \"k\", "
+                        "\"seed\": 1, \"locked_in\": true, \"lock_in_step\": null, \"budget\": 10, \"recall\": 1}\n");
+  try {
+    parse_jsonl(in, "f");
+    FAIL() << "accepted a locked-in seed without a step";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+// --- change points ---------------------------------------------------------------------------------
+
+std::vector<stats::SeriesGroup> binary_series(int commits, int seeds, int change_at, double p0, double p1, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<stats::SeriesGroup> g(static_cast<size_t>(commits));
+  for (int c = 0; c < commits; ++c)
+    for (int s = 0; s < seeds; ++s) g[static_cast<size_t>(c)].values.push_back(u(rng) < (c >= change_at ? p1 : p0) ? 1 : 0);
+  return g;
+}
+
+TEST(ChangePoint, StepFindsAPlantedLockInDrop) {
+  const auto g = binary_series(30, 10, 16, 0.9, 0.4, 7);
+  const auto t = stats::step_test(g, 0, 30, stats::SeriesKind::kBinary);
+  EXPECT_EQ(t.split, 16);
+  EXPECT_LT(t.p, 0.001);
+  EXPECT_LT(t.z, 0);  // the right side locks in less
+}
+
+TEST(ChangePoint, NullPValuesAreRoughlyUniform) {
+  int below = 0;
+  const int trials = 200;
+  stats::ChangeTestOptions o;
+  o.permutations = 199;
+  o.max_permutations = 199;
+  for (int i = 0; i < trials; ++i) {
+    const auto g = binary_series(20, 10, 99, 0.7, 0.7, 1000 + static_cast<uint64_t>(i));
+    below += stats::step_test(g, 0, 20, stats::SeriesKind::kBinary, o).p <= 0.1 ? 1 : 0;
+  }
+  EXPECT_LE(below, 32);  // 10% of 200 = 20; binomial sd 4.2
+  EXPECT_GE(below, 8);
+}
+
+TEST(ChangePoint, SurvivalStepAndTrend) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> n(0, 0.25);
+  std::vector<stats::SeriesGroup> step(30), drift(30);
+  for (int c = 0; c < 30; ++c)
+    for (int s = 0; s < 10; ++s) {
+      const double base = 1000 * std::exp(n(rng));
+      step[static_cast<size_t>(c)].times.push_back({base * (c >= 20 ? 1.6 : 1.0), true});
+      const double t = base * std::pow(1.03, c);
+      drift[static_cast<size_t>(c)].times.push_back({std::min(t, 3000.0), t <= 3000.0});
+    }
+  const auto st = stats::step_test(step, 0, 30, stats::SeriesKind::kSurvival);
+  EXPECT_EQ(st.split, 20);
+  EXPECT_LT(st.p, 0.001);
+  EXPECT_LT(st.z, 0);  // later events score lower
+  const auto tr = stats::trend_test(drift, 0, 30, stats::SeriesKind::kSurvival);
+  EXPECT_LT(tr.p, 0.001);
+  // Deterministic: the same input gives the same p.
+  EXPECT_EQ(stats::trend_test(drift, 0, 30, stats::SeriesKind::kSurvival).p, tr.p);
+}
+
+TEST(ChangePoint, SegmentationFindsTwoSteps) {
+  std::vector<stats::SeriesGroup> g(30);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> n(0, 1);
+  for (int c = 0; c < 30; ++c)
+    for (int s = 0; s < 8; ++s) g[static_cast<size_t>(c)].values.push_back(n(rng) + (c >= 10 ? 3 : 0) + (c >= 20 ? 3 : 0));
+  const auto top = stats::step_test(g, 0, 30, stats::SeriesKind::kContinuous);
+  const auto all = stats::segment_below(g, 0, 30, top, stats::SeriesKind::kContinuous, 0.05);
+  std::vector<int64_t> splits;
+  for (const auto& t : all) splits.push_back(t.split);
+  std::sort(splits.begin(), splits.end());
+  EXPECT_EQ(splits, (std::vector<int64_t>{10, 20}));
+}
+
+TEST(ChangePoint, NoVariationIsNoChange) {
+  std::vector<stats::SeriesGroup> g(5, stats::SeriesGroup{{1, 1, 1}, {}});
+  EXPECT_EQ(stats::step_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
+  EXPECT_EQ(stats::trend_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
+}
+
+}  // namespace
+}  // namespace rb::history
