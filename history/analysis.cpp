@@ -1,6 +1,7 @@
 #include "history/analysis.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -507,14 +508,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
       if (top.split < 0 || top.p > alpha / 3.0) continue;
       for (const auto& t : stats::segment_below(*groups, 0, n, top, kind, alpha / 3.0)) start = std::max(start, t.split);
     }
-    reports::Config cfg;
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
-    if (const json doc = history.config_document(latest_commit, cur.key); doc.is_object())
-      cfg = reports::config_from_json(doc, history.path() + ": config " + cur.key);
-    else {
-      cfg = cur;
-      cfg.seeds.clear();
-    }
     std::map<int64_t, reports::SeedOutcome> seeds;  // per seed, the latest commit's run
     for (int64_t c = start; c < n; ++c)
       for (const auto& o : by_commit[chain[static_cast<size_t>(c)]]) {
@@ -529,7 +523,13 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
         s.train_fingerprint = o.train_fingerprint;
         seeds[o.seed] = s;
       }
+    reports::Config cfg = cur;
+    cfg.seeds.clear();
     for (auto& [seed, s] : seeds) cfg.seeds.push_back(s);
+    if (json doc = history.config_document(latest_commit, cur.key); doc.is_object()) {
+      doc["seeds"] = reports::config_to_json(cfg, false).at("seeds");  // the stored identity, the pooled seeds
+      cfg = reports::config_from_json(doc, history.path() + ": config " + cur.key);
+    }
     if (notes)
       notes->push_back(fmt::format("{}: {} seeds pooled from {} commits ({}..{}){}", cur.key, cfg.seeds.size(), n - start,
                                    short_hash7(commits[static_cast<size_t>(chain[static_cast<size_t>(start)])].hash),
@@ -540,6 +540,22 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
     base.configs.push_back(std::move(cfg));
   }
   return base;
+}
+
+reports::BaselineSource history_baseline_source(const std::string& database, double alpha) {
+  return [database, alpha](const reports::RunSet& current) {
+    const History h(database, History::Mode::kRead);
+    std::string exclude = current.context.is_object() ? current.context.value("git_commit", "") : "";
+    if (exclude.size() > 6 && exclude.compare(exclude.size() - 6, 6, "-dirty") == 0) exclude.resize(exclude.size() - 6);
+    std::vector<std::string> notes;
+    reports::Baseline base = pooled_baseline(h, current.configs, exclude, alpha, &notes);
+    if (base.configs.empty())
+      throw UsageError("history " + database + " holds no runs of these configs (or only of this commit)",
+                       "record earlier commits first: recallbench history add DIR");
+    std::fprintf(stderr, "baseline from the history %s:\n", database.c_str());
+    for (const auto& n : notes) std::fprintf(stderr, "  %s\n", n.c_str());
+    return base;
+  };
 }
 
 }  // namespace rb::history

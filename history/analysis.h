@@ -22,6 +22,7 @@
 
 #include "history/history.h"
 #include "reports/report.h"
+#include "reports/report_command.h"
 #include "stats/changepoint.h"
 
 namespace rb::history {
@@ -92,5 +93,9 @@ std::string log_table(const Analysis& a, Metric metric);
 // excluding `exclude_commit`; per seed the latest run. `notes` says per config what was pooled.
 reports::Baseline pooled_baseline(const History& history, const std::vector<reports::Config>& current,
                                   const std::string& exclude_commit, double alpha, std::vector<std::string>* notes);
+
+// The pooled baseline as `report`/`compare`/`gate` take it (--baseline-history DB): opened when the current
+// runs are known; their own commit is left out of the pool; what was pooled goes to stderr.
+reports::BaselineSource history_baseline_source(const std::string& database, double alpha);
 
 }  // namespace rb::history

@@ -60,6 +60,22 @@ CommitInfo resolve_commit(const std::string& repo, const std::string& rev) {
   return c;
 }
 
+CommitInfo commit_of_results(const std::string& repo, std::string recorded, const std::string& rev, bool allow_dirty,
+                             const std::string& what) {
+  if (!rev.empty()) return resolve_commit(repo, rev);
+  const std::string suffix = "-dirty";
+  const bool dirty = recorded.size() > suffix.size() &&
+                     recorded.compare(recorded.size() - suffix.size(), suffix.size(), suffix) == 0;
+  if (dirty) recorded.resize(recorded.size() - suffix.size());
+  if (recorded.empty())
+    throw UsageError(what + " records no git commit", "pass --commit REV to say which commit it belongs to");
+  if (dirty && !allow_dirty)
+    throw UsageError(what + " was built from a dirty tree (" + recorded.substr(0, 12) +
+                         "-dirty): its results belong to no commit",
+                     "commit the change and rerun, or pass --allow-dirty to record it under " + recorded.substr(0, 12));
+  return resolve_commit(repo, recorded);
+}
+
 std::vector<CommitInfo> first_parent_path(const std::string& repo, const std::string& good, const std::string& bad) {
   const CommitInfo g = resolve_commit(repo, good), b = resolve_commit(repo, bad);
   bool ok = false;

@@ -17,6 +17,12 @@ std::string git(const std::string& repo, const std::vector<std::string>& args, b
 // git does not know (or no repository): UsageError naming both.
 CommitInfo resolve_commit(const std::string& repo, const std::string& rev);
 
+// The commit recorded results belong to: `rev` when given, else `recorded` (a run context's git_commit,
+// which ends in "-dirty" for a build from a modified tree: refused unless `allow_dirty`, then recorded under
+// its base commit). `what` names the input in messages.
+CommitInfo commit_of_results(const std::string& repo, std::string recorded, const std::string& rev, bool allow_dirty,
+                             const std::string& what);
+
 // The commits after `good` up to and including `bad` along the first-parent chain, oldest first.
 // UsageError when good is not an ancestor of bad.
 std::vector<CommitInfo> first_parent_path(const std::string& repo, const std::string& good, const std::string& bad);

@@ -12,13 +12,15 @@
 namespace rb::reports {
 
 int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
-                      const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs) {
+               const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs,
+               const BaselineSource& baseline_from) {
   GateOptions gate = flags.resolved();
   gate.power_analysis = true;  // the report states what each config can detect
   // Read everything before writing anything (bad input writes nothing).
   std::optional<Baseline> baseline;
-  if (!baseline_path.empty()) baseline = read_baseline(baseline_path);
+  if (!baseline_path.empty() && !baseline_from) baseline = read_baseline(baseline_path);
   const RunSet runs = load_results(current_path);
+  if (baseline_from) baseline = baseline_from(runs);
   json bench = nullptr;
   if (!out.bench.empty()) {
     bench = read_json_file(out.bench);

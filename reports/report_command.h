@@ -3,10 +3,12 @@
 // declared in reports/cli_options.h, which the CLI includes).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "reports/compare.h"
+#include "reports/report.h"
 #include "stats/stats.h"
 
 namespace rb::reports {
@@ -38,7 +40,11 @@ struct OutputFlags {
 // Loads, compares (when a baseline is given), writes what was asked for, prints the verdict, and returns
 // the exit code (0; 1 on a regression; 2 when a model changed; 3 when inconclusive with
 // --fail-on-inconclusive).
+// `baseline_from`, when set, makes the baseline from the current runs instead of reading `baseline_path`
+// (which then only names it): the history's pooled baseline (history/analysis.h).
+using BaselineSource = std::function<Baseline(const RunSet& current)>;
 int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
-               const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs);
+               const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs,
+               const BaselineSource& baseline_from = {});
 
 }  // namespace rb::reports

@@ -13,13 +13,14 @@
 
 #include "reports/cli_options.h"
 #include "reports/speed_gate.h"
+#include "history/analysis.h"
 #include "suite/cli.h"
 
 namespace rb {
 namespace {
 
 struct CompareOptions {
-  std::string baseline, current;
+  std::string baseline, current, baseline_history;
   reports::GateFlags gate;
   reports::OutputFlags out;
   double threshold = 0.10;  // benchmark files: the speed gate's slowdown threshold
@@ -30,8 +31,10 @@ struct CompareOptions {
 CommandFn add_compare_command(CLI::App& s) {
   auto* sub = &s;
   auto o = std::make_shared<CompareOptions>();
-  sub->add_option("--baseline", o->baseline, "Stored baseline (ci/baselines/<battery>.json) or a JSON report")
-      ->required();
+  sub->add_option("--baseline", o->baseline, "Stored baseline (ci/baselines/<battery>.json) or a JSON report");
+  sub->add_option("--baseline-history", o->baseline_history,
+                  "Compare with the history instead (a history database, docs/tracking.md): per config, the pooled runs "
+                  "of the commits since its last change, without the current commit");
   sub->add_option("--current", o->current,
                   "Current results: a results directory (recallbench run --out DIR), a run file, or a report")
       ->required();
@@ -48,6 +51,12 @@ CommandFn add_compare_command(CLI::App& s) {
   sub->add_flag("--aa", o->aa,
                 "Benchmark files: the two are runs of the same build (A/A); report the noise and a threshold");
   return [o]() {
+    if (!o->baseline_history.empty()) {
+      RB_CHECK_INPUT(o->baseline.empty(), "compare: got --baseline and --baseline-history, expected one");
+      return reports::run_report(o->current, "history " + o->baseline_history, o->gate, o->out, {}, false,
+                                 history::history_baseline_source(o->baseline_history, o->gate.gate.alpha));
+    }
+    RB_CHECK_INPUT(!o->baseline.empty(), "compare: --baseline FILE (or --baseline-history DB) is required");
     // Google Benchmark JSON (recallbench bench --out) goes to the speed gate (reports/speed_gate.h).
     const bool base_bench = reports::is_bench_file(o->baseline), cur_bench = reports::is_bench_file(o->current);
     if (base_bench != cur_bench)

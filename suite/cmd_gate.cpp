@@ -1,6 +1,7 @@
 // recallbench gate: the regression gate with seeds added where the answer is open (issue 25).
 //
 //   recallbench gate --battery smoke --baseline ci/baselines/smoke.json --out gate-results [--stages 3]
+//   recallbench gate --battery smoke --baseline-history H.sqlite --record H.sqlite   (the history as baseline)
 //
 // Runs the battery (look 1: its own seeds, paired with the baseline's), compares with the baseline's runs
 // of the same seeds, and, for the configs whose paired sign test neither crossed its boundary nor stopped
@@ -12,6 +13,7 @@
 // `recallbench report DIR --baseline FILE` and exits with the gate's code.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -19,6 +21,9 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "history/analysis.h"
+#include "history/git.h"
+#include "history/history.h"
 #include "reports/cli_options.h"
 #include "reports/report.h"
 #include "suite/battery.h"
@@ -31,6 +36,8 @@ namespace {
 
 struct GateCommandOptions {
   std::string battery = "smoke", baseline, out = "gate-results";
+  std::string baseline_history;  // a history database: the pooled baseline instead of a file
+  std::string record;            // a history database to record this commit's runs into afterwards
   int jobs = 0;
   reports::GateFlags gate;
   reports::OutputFlags outputs;
@@ -51,14 +58,51 @@ int run_stage(const Plan& plan, const RunnerOptions& ro) {
   return -1;
 }
 
+// Records the gate's runs under their commit (history add); a failure is reported and, when the gate passed,
+// turns its exit code into 2 (the history would silently have a gap).
+int record_into_history(const GateCommandOptions& o, int rc) {
+  try {
+    const reports::RunSet runs = reports::load_results(o.out);
+    const std::string recorded = runs.commits.size() == 1 ? runs.commits.front().get<std::string>() : "";
+    history::CommitInfo commit = history::commit_of_results(".", recorded, "", false, o.out);
+    commit.context = runs.context;
+    history::History h(o.record, history::History::Mode::kWrite);
+    const auto s = h.ingest(history::batch_from_runs(runs, commit));
+    fmt::print("gate: recorded commit {} into {}: {} outcomes added, {} already there\n", commit.hash.substr(0, 12),
+               h.path(), s.outcomes, s.unchanged);
+    return rc;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "gate: not recorded into the history {}: {}\n", o.record, e.what());
+    if (!e.hint().empty()) fmt::print(stderr, "  hint: {}\n", e.hint());
+    return rc == kExitOk || rc == kExitInconclusive ? kExitUsage : rc;
+  }
+}
+
 int run_gate(const GateCommandOptions& o) {
-  RB_CHECK_INPUT(!o.baseline.empty(), "gate: --baseline is required (e.g. ci/baselines/smoke.json)");
+  RB_CHECK_INPUT(o.baseline.empty() != o.baseline_history.empty(),
+                 "gate: expected one of --baseline FILE (e.g. ci/baselines/smoke.json) and --baseline-history DB");
   const Battery battery = load_battery(o.battery);
-  const reports::Baseline baseline = reports::read_baseline(o.baseline);
+  const reports::BaselineSource from_history =
+      o.baseline_history.empty() ? reports::BaselineSource{}
+                                 : history::history_baseline_source(o.baseline_history, o.gate.gate.alpha);
+  const std::string baseline_label = o.baseline_history.empty() ? o.baseline : "history " + o.baseline_history;
+  // A file baseline is read before anything runs (bad input costs nothing); the history's pool needs the
+  // current runs' configs and commit, so it is made after the first look.
+  std::optional<reports::Baseline> baseline;
+  if (!from_history) baseline = reports::read_baseline(o.baseline);
+
+  RunnerOptions ro;
+  ro.out = o.out;
+  ro.jobs = o.jobs;
+  const Plan first = make_plan(battery);
+  json plan_doc = first.to_json();
+  if (const int rc = run_stage(first, ro); rc >= 0) return rc;
+  if (from_history) baseline = from_history(reports::load_results(o.out));
+
   const auto per_look = static_cast<int64_t>(battery.seeds.size());
   // The cap: the looks asked for, as far as the baseline holds the seeds for them.
   std::set<int64_t> base_seeds;
-  for (const auto& c : baseline.configs)
+  for (const auto& c : baseline->configs)
     for (const auto& s : c.seeds) base_seeds.insert(s.seed);
   int64_t stages = 1;
   while (stages < o.stages) {
@@ -75,16 +119,10 @@ int run_gate(const GateCommandOptions& o) {
   flags.gate.max_stages = stages;
   const reports::GateOptions options = flags.resolved();
 
-  RunnerOptions ro;
-  ro.out = o.out;
-  ro.jobs = o.jobs;
-  const Plan first = make_plan(battery);
-  json plan_doc = first.to_json();
-  if (const int rc = run_stage(first, ro); rc >= 0) return rc;
   json stages_doc = json::array({{{"look", 1}, {"seeds", battery.seeds}, {"configs", "all"}}});
   for (int64_t look = 2; look <= stages; ++look) {
     const reports::RunSet current = reports::load_results(o.out);
-    const reports::Comparison cmp = reports::compare(baseline.configs, current.configs, options);
+    const reports::Comparison cmp = reports::compare(baseline->configs, current.configs, options);
     std::set<std::string> open;
     for (const auto& cc : cmp.configs)
       if (cc.paired && cc.sequential.open && static_cast<int64_t>(cc.sequential.looks.size()) == look - 1)
@@ -114,15 +152,23 @@ int run_gate(const GateCommandOptions& o) {
     out.json = (std::filesystem::path(o.out) / "report.json").string();
     out.md = (std::filesystem::path(o.out) / "summary.md").string();
   }
-  return reports::run_report(o.out, o.baseline, flags, out, {}, true);
+  int rc = reports::run_report(o.out, baseline_label, flags, out, {}, true,
+                               from_history ? reports::BaselineSource([&](const reports::RunSet&) { return *baseline; })
+                                            : reports::BaselineSource{});
+  if (!o.record.empty()) rc = record_into_history(o, rc);
+  return rc;
 }
 
 CommandFn add_gate_command(CLI::App& s) {
   auto* sub = &s;
   auto o = std::make_shared<GateCommandOptions>();
   sub->add_option("--battery", o->battery, "Battery to run (default smoke)");
-  sub->add_option("--baseline", o->baseline, "The stored baseline to gate on (e.g. ci/baselines/smoke.json)")
-      ->required();
+  sub->add_option("--baseline", o->baseline, "The stored baseline to gate on (e.g. ci/baselines/smoke.json)");
+  sub->add_option("--baseline-history", o->baseline_history,
+                  "Gate on the history instead: per config, the pooled runs of the commits since its last change "
+                  "(a history database, docs/tracking.md)");
+  sub->add_option("--record", o->record,
+                  "Afterwards record this commit's runs into this history database (a dirty tree is refused)");
   sub->add_option("--out", o->out, "Results and reports (default gate-results)");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
   reports::add_gate_flags(sub, o->gate);

@@ -46,23 +46,8 @@ void add_db_option(CLI::App* sub, HistoryOptions& o) {
 }
 
 // The commit a set of inputs belongs to: --commit, else the one the runs record.
-history::CommitInfo commit_for(const HistoryOptions& o, std::string recorded, const std::string& what) {
-  std::string rev = o.commit;
-  bool dirty = false;
-  if (rev.empty()) {
-    if (recorded.size() > 6 && recorded.compare(recorded.size() - 6, 6, "-dirty") == 0) {
-      dirty = true;
-      recorded.resize(recorded.size() - 6);
-    }
-    if (recorded.empty())
-      throw UsageError(what + " records no git commit", "pass --commit REV to say which commit it belongs to");
-    if (dirty && !o.allow_dirty)
-      throw UsageError(what + " was built from a dirty tree (" + recorded.substr(0, 12) +
-                           "-dirty): its results belong to no commit",
-                       "commit the change and rerun, or pass --allow-dirty to record it under " + recorded.substr(0, 12));
-    rev = recorded;
-  }
-  history::CommitInfo c = history::resolve_commit(o.repo, rev);
+history::CommitInfo commit_for(const HistoryOptions& o, const std::string& recorded, const std::string& what) {
+  history::CommitInfo c = history::commit_of_results(o.repo, recorded, o.commit, o.allow_dirty, what);
   c.branch = o.branch;
   return c;
 }

@@ -8,13 +8,14 @@
 #include <memory>
 
 #include "reports/cli_options.h"
+#include "history/analysis.h"
 #include "suite/cli.h"
 
 namespace rb {
 namespace {
 
 struct ReportOptions {
-  std::string dir, baseline;
+  std::string dir, baseline, baseline_history;
   reports::GateFlags gate;
   reports::OutputFlags out;
 };
@@ -24,6 +25,9 @@ CommandFn add_report_command(CLI::App& s) {
   auto o = std::make_shared<ReportOptions>();
   sub->add_option("dir", o->dir, "Results directory (recallbench run --out DIR), or a run file or report")->required();
   sub->add_option("--baseline", o->baseline, "Compare with this stored baseline and gate on it");
+  sub->add_option("--baseline-history", o->baseline_history,
+                  "Compare with the history instead: per config, the pooled runs of the commits since its last change "
+                  "(a history database, docs/tracking.md)");
   reports::add_gate_flags(sub, o->gate);
   reports::add_output_flags(sub, o->out);
   return [o]() {
@@ -34,6 +38,11 @@ CommandFn add_report_command(CLI::App& s) {
       out.html = (base / "report.html").string();
       out.json = (base / "report.json").string();
       out.md = (base / "report.md").string();
+    }
+    if (!o->baseline_history.empty()) {
+      RB_CHECK_INPUT(o->baseline.empty(), "report: got --baseline and --baseline-history, expected one");
+      return reports::run_report(o->dir, "history " + o->baseline_history, o->gate, out, {}, true,
+                                 history::history_baseline_source(o->baseline_history, o->gate.gate.alpha));
     }
     return reports::run_report(o->dir, o->baseline, o->gate, out, {}, true);
   };

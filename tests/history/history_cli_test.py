@@ -126,6 +126,17 @@ try:
     check(export(db2) == dump, "refused imports changed the database")
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
 
+    # The history as the gate's baseline: two commits at 9/10, then a current store at 3/10 (a regression)
+    # and one at 9/10 (none).
+    dbg = os.path.join(tmp, "gate.sqlite")
+    run("history", "add", b, "--commit", heads[0], "--repo", repo, "--db", dbg)
+    run("history", "add", b, "--commit", heads[1], "--repo", repo, "--db", dbg)
+    run("compare", "--baseline-history", dbg, "--current", c, expect=1, contains="pooled from 2 commits")
+    run("compare", "--baseline-history", dbg, "--current", b, expect=0)
+    run("report", c, "--baseline-history", dbg, "--md", os.path.join(tmp, "r.md"), expect=1)
+    run("compare", "--baseline-history", os.path.join(tmp, "none.sqlite"), "--current", c, expect=2)
+    run("compare", "--baseline-history", dbg, "--baseline", "x.json", "--current", c, expect=2, contains="expected one")
+
     # Changes on a simulated lock-in drop at commit 17 of 30.
     sim = subprocess.run([sys.executable, SIMULATE, "lockin"], check=True, capture_output=True, text=True).stdout
     db3 = os.path.join(tmp, "sim.sqlite")
