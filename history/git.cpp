@@ -1,9 +1,13 @@
 #include "history/git.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "core/errors.h"
@@ -41,6 +45,36 @@ std::string git(const std::string& repo, const std::vector<std::string>& args, b
   if (!good) return "";
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
+}
+
+int run_logged(const std::vector<std::string>& argv_in, const std::string& cwd,
+               const std::vector<std::pair<std::string, std::string>>& env, const std::string& log) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    if (!log.empty()) {
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0) _exit(126);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<std::string> args = argv_in;
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 CommitInfo resolve_commit(const std::string& repo, const std::string& rev) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "history/history.h"
@@ -12,6 +13,11 @@ namespace rb::history {
 // Runs `git -C repo ARGS` and returns its standard output (trailing newline removed); `ok` false (and "")
 // when git fails. Arguments are passed without a shell.
 std::string git(const std::string& repo, const std::vector<std::string>& args, bool* ok = nullptr);
+
+// Runs argv (PATH lookup) in `cwd` ("" = here) with `env` added to the environment, its standard output and
+// error appended to `log` ("" = inherited). Returns the exit code (128 + signal when killed).
+int run_logged(const std::vector<std::string>& argv, const std::string& cwd,
+               const std::vector<std::pair<std::string, std::string>>& env, const std::string& log);
 
 // The commit `rev` names in `repo`: full hash, first parent, committer date (ISO 8601), subject. A revision
 // git does not know (or no repository): UsageError naming both.

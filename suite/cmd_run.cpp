@@ -45,6 +45,7 @@ struct RunOptions {
   int retries = 1;
   std::string shard = "0/1";
   bool force = false;
+  std::string only;  // --config: keep the configs whose key contains one of these (comma-separated)
   std::vector<CLI::Option*> recipe_flags;  // flags that only apply to --cell/--task runs
 };
 
@@ -125,7 +126,25 @@ Plan plan_from_flags(const RunOptions& o) {
 int run_run(RunOptions& o) {
   RunnerOptions ro;
   ro.shard = Shard::parse(o.shard);
-  const Plan plan = plan_from_flags(o);
+  Plan plan = plan_from_flags(o);
+  if (!o.only.empty()) {
+    std::vector<std::string> parts;
+    for (size_t at = 0; at <= o.only.size();) {
+      const size_t comma = std::min(o.only.find(',', at), o.only.size());
+      if (comma > at) parts.push_back(o.only.substr(at, comma - at));
+      at = comma + 1;
+    }
+    std::vector<RunSpec> kept;
+    for (auto& r : plan.runs) {
+      const std::string key = r.config_key();
+      if (std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return key.find(p) != std::string::npos; }))
+        kept.push_back(std::move(r));
+    }
+    if (kept.empty())
+      throw UsageError("--config " + o.only + " matches no config of the plan",
+                       "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
+    plan.runs = std::move(kept);
+  }
   ro.out = o.out;
   {  // A results directory that cannot be one is bad input, before anything is planned or trained.
     namespace fs = std::filesystem;
@@ -205,6 +224,8 @@ CommandFn add_run_command(CLI::App& s) {
               "length [1, 65536], vocab [2, 1e6], pairs [1, 1e5], and batch x length x d_model <= 2^30 "
               "(suite/battery_schema.md).");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
+  sub->add_option("--config", o->only,
+                  "Run only the configs whose key contains one of these (comma-separated), e.g. the ones bisect probes");
   sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");
   sub->add_option("--retries", o->retries, "Extra attempts for a worker that crashes (default 1)")
       ->check(CLI::Range(0, 100));

@@ -1,0 +1,362 @@
+// recallbench bisect --good REV --bad REV [--battery smoke] [--config SEL]: names the first commit at which
+// a regression appeared, by building and running the commits between (docs/tracking.md, "Bisect").
+//
+// Each probed commit is checked out in its own git worktree under WORK/src/ and built there with ccache
+// (CCACHE_BASEDIR = WORK/src, so the worktrees share one cache: after the first build a probe recompiles only
+// what differs); its own `recallbench run` trains the battery's seeds of the configs that regressed, into
+// WORK/runs/<commit>/look<k>. Both ends run first; the configs that regressed between them (paired sign
+// test, reports/compare.h) are the ones probed, unless --config names them.
+// A probe X is compared with the good end (X worse: bad) and with the bad end (bad worse than X: good), on
+// the same seeds (paired; runs are deterministic per seed); while neither is significant the next block of
+// seeds is added (Pinpoint's habit), up to --max-seeds per config. Error rate: the sequential paired rule
+// spends each comparison's alpha over its looks (Pocock), and every comparison of the whole bisect gets
+// alpha / (2 × (the most probes a binary search over the range can need + 1)) (Bonferroni), so the
+// chance of any wrong call is at most --alpha. A probe that stays undecided at the cap stops the search:
+// the answer is then a range, not a guess.
+// Every run lands in the history database (--db; default as `history`), and the results, builds and
+// decisions stay in WORK: the same command after an interruption resumes where it stopped, without
+// retraining. WORK/bisect.json holds the outcome.
+// Exit codes: 0 a first bad commit named (or nothing to bisect: no regression between the ends), 3 the range
+// could not be narrowed to one commit (undecided probe or a commit that does not build), 2 bad input, 4
+// internal error, 130 interrupted.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
+#include "history/git.h"
+#include "history/history.h"
+#include "reports/compare.h"
+#include "reports/results.h"
+#include "suite/cli.h"
+
+namespace rb {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BisectOptions {
+  std::string good, bad, battery = "smoke", config, repo = ".", work = ".recallbench/bisect", db;
+  double alpha = 0.05;
+  int64_t max_seeds = 40;
+  int jobs = 0;
+  bool no_record = false;
+};
+
+struct Interrupted {
+  int code;
+};
+struct BuildFailed {
+  std::string log;
+};
+
+class Bisector {
+ public:
+  explicit Bisector(const BisectOptions& o) : o_(o) {
+    work_ = fs::absolute(o.work);
+    repo_ = fs::absolute(o.repo).string();
+    fs::create_directories(work_ / "logs");
+    fs::create_directories(work_ / "src");
+  }
+
+  int run() {
+    path_ = history::first_parent_path(repo_, o_.good, o_.bad);
+    RB_CHECK_INPUT(!path_.empty(), "bisect: --good and --bad are the same commit");
+    good_ = history::resolve_commit(repo_, o_.good);
+    const auto n = static_cast<int64_t>(path_.size());
+    const int64_t probes = static_cast<int64_t>(std::ceil(std::log2(static_cast<double>(n) + 1.0)));
+    alpha_each_ = o_.alpha / (2.0 * static_cast<double>(probes + 1));
+    fmt::print("bisect: {} commits after {} up to {} ({}); at most {} probes; each comparison at alpha {:.4g}\n", n,
+               short7(good_.hash), short7(path_.back().hash), path_.back().subject, probes, alpha_each_);
+
+    // Both ends, and the configs that regressed between them.
+    std::vector<std::string> selected;
+    try {
+      selected = select_configs();
+    } catch (const BuildFailed& f) {
+      throw UsageError("bisect: an end of the range does not build", "see " + f.log);
+    }
+    if (selected.empty()) {
+      fmt::print("bisect: no config regressed between {} and {} at {} seeds per config: nothing to bisect\n",
+                 short7(good_.hash), short7(path_.back().hash), max_looks_ * per_look_);
+      write_outcome("no regression", "", {});
+      return kExitOk;
+    }
+    configs_ = selected;
+    for (const auto& k : configs_) fmt::print("bisect: probing config {}\n", k);
+
+    int64_t lo = -1, hi = n - 1;  // path_[lo] (or good) is good, path_[hi] is bad
+    json probes_doc = json::array();
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      const auto& x = path_[static_cast<size_t>(mid)];
+      const Decision d = classify(x.hash);
+      probes_doc.push_back({{"commit", x.hash}, {"subject", x.subject}, {"verdict", d.verdict}, {"seeds", d.seeds},
+                            {"reason", d.reason}});
+      fmt::print("bisect: {} {:<7} ({} seeds per config) {} — {}\n", short7(x.hash), d.verdict, d.seeds, x.subject,
+                 d.reason);
+      if (d.verdict == "bad") hi = mid;
+      else if (d.verdict == "good") lo = mid;
+      else {
+        const std::string first = path_[static_cast<size_t>(lo + 1)].hash, last = path_[static_cast<size_t>(hi)].hash;
+        fmt::print("bisect: stopped: {} is {}; the regression is in {}..{} ({} commits)\n", short7(x.hash), d.verdict,
+                   short7(first), short7(last), hi - lo);
+        write_outcome("range", first + ".." + last, probes_doc);
+        return kExitInconclusive;
+      }
+    }
+    const auto& culprit = path_[static_cast<size_t>(hi)];
+    const std::string before = lo >= 0 ? path_[static_cast<size_t>(lo)].hash : good_.hash;
+    fmt::print("\nbisect: first bad commit {} {}\n  {}\n", culprit.hash, culprit.subject, evidence(before, culprit.hash));
+    fmt::print("bisect: {} builds, {} battery runs (each a set of seeds of {} config(s)); work: {}\n", builds_,
+               battery_runs_, configs_.size(), work_.string());
+    write_outcome("first bad commit", culprit.hash, probes_doc);
+    return kExitOk;
+  }
+
+ private:
+  struct Decision {
+    std::string verdict;  // good, bad, undecided
+    int64_t seeds = 0;
+    std::string reason;
+  };
+
+  static std::string short7(const std::string& h) { return h.substr(0, 7); }
+
+  // Builds `hash` in its worktree (once; later calls are ninja no-ops) and returns its recallbench.
+  std::string binary(const std::string& hash) {
+    const fs::path src = work_ / "src" / hash.substr(0, 12);
+    const std::string log = (work_ / "logs" / (hash.substr(0, 12) + "-build.log")).string();
+    if (!fs::exists(src / ".git")) {
+      bool ok = false;
+      history::git(repo_, {"worktree", "add", "--detach", "--force", src.string(), hash}, &ok);
+      if (!ok) throw UsageError("bisect: cannot create a worktree of " + short7(hash) + " at " + src.string());
+    }
+    const fs::path build = src / "build";
+    const std::vector<std::pair<std::string, std::string>> env = {{"CCACHE_BASEDIR", (work_ / "src").string()},
+                                                                  {"CCACHE_NOHASHDIR", "true"}};
+    fmt::print("bisect: building {} (log {})\n", short7(hash), log);
+    std::fflush(stdout);
+    if (!fs::exists(build / "build.ninja")) {
+      const int rc = history::run_logged({"cmake", "-S", src.string(), "-B", build.string(), "-G", "Ninja",
+                                          "-DCMAKE_BUILD_TYPE=Release", "-DRECALLBENCH_BUILD_TESTS=OFF",
+                                          "-DRECALLBENCH_CUDA=OFF"},
+                                         "", env, log);
+      if (rc != 0) return "";
+    }
+    const int rc = history::run_logged({"cmake", "--build", build.string(), "--target", "recallbench"}, "", env, log);
+    if (rc == 130 || rc == 128 + 2) throw Interrupted{130};
+    if (rc != 0) return "";
+    ++builds_;
+    return (build / "recallbench").string();
+  }
+
+  // The runs of `hash` at look k (seeds offset by (k − 1) × per-look), all configs when `configs_` is empty.
+  fs::path runs(const std::string& hash, int64_t look) {
+    const fs::path dir = work_ / "runs" / hash.substr(0, 12) / fmt::format("look{}", look);
+    if (fs::exists(dir / "aggregate.json")) return dir;
+    const std::string bin = binary(hash);
+    if (bin.empty()) throw BuildFailed{(work_ / "logs" / (hash.substr(0, 12) + "-build.log")).string()};
+    std::vector<std::string> argv = {bin, "run", "--battery", o_.battery, "--out", dir.string(), "--seed-offset",
+                                     std::to_string((look - 1) * per_look_)};
+    if (!configs_.empty()) {
+      std::string joined;
+      for (const auto& k : configs_) joined += (joined.empty() ? "" : ",") + k;
+      argv.insert(argv.end(), {"--config", joined});
+    }
+    if (o_.jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(o_.jobs)});
+    const std::string log = (work_ / "logs" / (hash.substr(0, 12) + fmt::format("-look{}.log", look))).string();
+    fmt::print("bisect: running {} look {} (log {})\n", short7(hash), look, log);
+    std::fflush(stdout);
+    const int rc = history::run_logged(argv, "", {}, log);
+    if (rc == 130 || rc == 128 + 2 || rc == 128 + 15) throw Interrupted{130};
+    if (rc != 0) throw UsageError(fmt::format("bisect: the runs of {} failed (exit {}); see {}", short7(hash), rc, log));
+    ++battery_runs_;
+    record(hash, dir);
+    return dir;
+  }
+
+  void record(const std::string& hash, const fs::path& dir) {
+    if (o_.no_record) return;
+    const reports::RunSet set = reports::load_results(dir.string());
+    history::CommitInfo c = history::resolve_commit(repo_, hash);
+    c.context = set.context;
+    history::History h(history::resolve_database(o_.db), history::History::Mode::kWrite);
+    h.ingest(history::batch_from_runs(set, c));
+  }
+
+  // The configs of `hash` over looks 1..k, restricted to configs_ (when set).
+  std::vector<reports::Config> load(const std::string& hash, int64_t looks) {
+    std::map<std::string, reports::Config> by_key;
+    for (int64_t k = 1; k <= looks; ++k) {
+      const reports::RunSet set = reports::load_results(runs(hash, k).string());
+      if (k == 1 && per_look_ == 0) {
+        for (const auto& c : set.configs) per_look_ = std::max<int64_t>(per_look_, static_cast<int64_t>(c.seeds.size()));
+      }
+      for (const auto& c : set.configs) {
+        if (!configs_.empty() && std::find(configs_.begin(), configs_.end(), c.key) == configs_.end()) continue;
+        auto [it, fresh] = by_key.try_emplace(c.key, c);
+        if (!fresh) it->second.seeds.insert(it->second.seeds.end(), c.seeds.begin(), c.seeds.end());
+      }
+    }
+    std::vector<reports::Config> out;
+    for (auto& [k, c] : by_key) {
+      std::sort(c.seeds.begin(), c.seeds.end(), [](const auto& a, const auto& b) { return a.seed < b.seed; });
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  reports::GateOptions options() const {
+    reports::GateOptions g;
+    g.alpha = alpha_each_;
+    g.stage_seeds = per_look_;
+    g.max_stages = max_looks_;
+    return g;
+  }
+
+  std::vector<std::string> select_configs() {
+    const std::string bad = path_.back().hash;
+    // Look 1 of both ends over every config (or the --config ones), to learn the seeds per look.
+    auto g = load(good_.hash, 1);
+    auto b = load(bad, 1);
+    max_looks_ = std::max<int64_t>(1, o_.max_seeds / std::max<int64_t>(per_look_, 1));
+    std::vector<std::string> chosen;
+    for (const auto& c : b)
+      if (!o_.config.empty() && (c.key.find(o_.config) != std::string::npos || c.cell.find(o_.config) != std::string::npos))
+        chosen.push_back(c.key);
+    if (!o_.config.empty()) {
+      RB_CHECK_INPUT(!chosen.empty(), "bisect: --config " + o_.config + " matches no config of battery " + o_.battery);
+      return chosen;
+    }
+    for (int64_t look = 1; look <= max_looks_; ++look) {
+      if (look > 1) {
+        g = load(good_.hash, look);
+        b = load(bad, look);
+      }
+      const auto cmp = reports::compare(g, b, options());
+      bool open = false;
+      chosen.clear();
+      for (const auto& cc : cmp.configs) {
+        if (cc.verdict == reports::Verdict::kRegression) chosen.push_back(cc.key);
+        open |= cc.paired && cc.sequential.open;
+      }
+      if (!chosen.empty() || !open) break;
+      configs_.clear();
+      for (const auto& cc : cmp.configs)
+        if (cc.paired && cc.sequential.open) configs_.push_back(cc.key);
+    }
+    return chosen;
+  }
+
+  Decision classify(const std::string& hash) {
+    try {
+      return classify_built(hash);
+    } catch (const BuildFailed& f) {
+      return {"unbuildable", 0, "the commit does not build (see " + f.log + ")"};
+    }
+  }
+
+  Decision classify_built(const std::string& hash) {
+    Decision d;
+    for (int64_t look = 1; look <= max_looks_; ++look) {
+      const auto g = load(good_.hash, look), x = load(hash, look), b = load(path_.back().hash, look);
+      d.seeds = look * per_look_;
+      const auto vs_good = reports::compare(g, x, options());
+      const auto vs_bad = reports::compare(x, b, options());
+      for (const auto& cc : vs_good.configs)
+        if (cc.verdict == reports::Verdict::kRegression) {
+          d.verdict = "bad";
+          d.reason = "worse than the good end: " + cc.reason;
+          return d;
+        }
+      for (const auto& cc : vs_bad.configs)
+        if (cc.verdict == reports::Verdict::kRegression) {
+          d.verdict = "good";
+          d.reason = "the bad end is worse than it: " + cc.reason;
+          return d;
+        }
+      d.reason = "neither comparison significant";
+    }
+    d.verdict = "undecided";
+    d.reason += fmt::format(" at the cap of {} seeds per config", d.seeds);
+    return d;
+  }
+
+  std::string evidence(const std::string& before, const std::string& culprit) {
+    std::string out;
+    int64_t looks = 1;
+    for (; looks <= max_looks_; ++looks) {
+      const auto cmp = reports::compare(load(before, looks), load(culprit, looks), options());
+      bool reg = false;
+      for (const auto& cc : cmp.configs) reg |= cc.verdict == reports::Verdict::kRegression;
+      if (reg || looks == max_looks_) {
+        for (const auto& cc : cmp.configs)
+          out += fmt::format("{} vs its parent {}: {} — {}\n  ", cc.key, short7(before),
+                             reports::verdict_name(cc.verdict), cc.reason);
+        break;
+      }
+    }
+    return out;
+  }
+
+  void write_outcome(const std::string& outcome, const std::string& commit, const json& probes) {
+    write_json_atomic(work_ / "bisect.json",
+                      {{"kind", "recallbench.bisect"}, {"outcome", outcome}, {"commit", commit},
+                       {"good", good_.hash}, {"bad", path_.back().hash}, {"battery", o_.battery},
+                       {"configs", configs_}, {"alpha", o_.alpha}, {"alpha_per_comparison", alpha_each_},
+                       {"seeds_per_look", per_look_}, {"max_looks", max_looks_}, {"probes", probes},
+                       {"builds", builds_}, {"battery_runs", battery_runs_}});
+  }
+
+  BisectOptions o_;
+  fs::path work_;
+  std::string repo_;
+  history::CommitInfo good_;
+  std::vector<history::CommitInfo> path_;
+  std::vector<std::string> configs_;
+  int64_t per_look_ = 0, max_looks_ = 1, builds_ = 0, battery_runs_ = 0;
+  double alpha_each_ = 0.05;
+};
+
+CommandFn add_bisect_command(CLI::App& s) {
+  auto o = std::make_shared<BisectOptions>();
+  s.add_option("--good", o->good, "A commit without the regression")->required();
+  s.add_option("--bad", o->bad, "A later commit with it (its first-parent history contains --good)")->required();
+  s.add_option("--battery", o->battery, "The battery to run at each probe (default smoke)");
+  s.add_option("--config", o->config,
+               "Probe only the configs whose key or cell contains this (default: those that regressed between the ends)");
+  s.add_option("--repo", o->repo, "The git repository (default: the current directory)");
+  s.add_option("--work", o->work, "Worktrees, builds, runs and logs; reused when resuming (default .recallbench/bisect)");
+  s.add_option("--db", o->db, "History database every probe's runs go into (default as `recallbench history`)");
+  s.add_flag("--no-record", o->no_record, "Do not record the probes' runs into the history");
+  s.add_option("--alpha", o->alpha, "Chance of any wrong call over the whole bisect (default 0.05)")
+      ->check(CLI::Range(1e-6, 0.5));
+  s.add_option("--max-seeds", o->max_seeds, "Seeds per config a probe may use before it is undecided (default 40)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  s.add_option("--jobs,-j", o->jobs, "Worker processes of each probe's runs (default: the number of cores)")
+      ->check(CLI::Range(1, 1024));
+  return [o]() {
+    try {
+      return Bisector(*o).run();
+    } catch (const Interrupted& i) {
+      fmt::print(stderr, "bisect: interrupted; run the same command again to resume (nothing is retrained)\n");
+      return i.code;
+    }
+  };
+}
+
+}  // namespace
+
+RB_REGISTER(CommandRegistry, bisect,
+            CommandEntry{"bisect", "Find the first bad commit between two commits: builds and runs the probes, adding "
+                                   "seeds while a probe is undecided",
+                         &add_bisect_command});
+
+}  // namespace rb
