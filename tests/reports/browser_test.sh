@@ -3,11 +3,11 @@
 # exceptions), runs its script, shows the leaderboard and at least one chart; screenshots for a laptop
 # and a phone go to ARTIFACTS (CI uploads them). A planted page with a console error must be caught, so
 # the check itself is live.
-# With --history, the history trend page instead (rendered from tests/reports/data/history_report.json by the
-# test-only history_page_render; no recallbench build needed): loads cleanly, shows the changes table, the
+# With --history, the history trend page instead (a simulated 30-commit history with a lock-in drop at commit 17,
+# through `recallbench history import` and `history report`): loads cleanly, shows the changes table, the
 # charts and the change marker; screenshots ARTIFACTS/history-laptop.png and history-phone.png.
 #   browser_test.sh RECALLBENCH SOURCE_DIR ARTIFACTS                        (label "browser"; ci/browser-test runs it)
-#   browser_test.sh --history HISTORY_PAGE_RENDER SOURCE_DIR ARTIFACTS      (likewise)
+#   browser_test.sh --history RECALLBENCH SOURCE_DIR ARTIFACTS      (likewise)
 set -u
 mode=report
 if [ "${1:-}" = --history ]; then
@@ -72,11 +72,14 @@ else
   echo "FAIL: console errors are not detected; the log was:"; cat "$tmp/bad.log"; fail=1
 fi
 
-# The history trend page: 30 commits, 3 configs (a lock-in drop at commit 17), one benchmark (a faster kernel,
-# its change as a range), one claim.
+# The history trend page: 30 commits, 3 configs (a lock-in drop at commit 17), one benchmark.
 if [ "$mode" = history ]; then
-  "$rb" "$src/tests/reports/data/history_report.json" "$artifacts/history.html" "$artifacts/history.md" ||
-    { echo "FAIL: history_page_render"; exit 1; }
+  # A real history: a simulated one (tests/history/simulate.py) through `history import` and `history report`.
+  /usr/bin/python3 "$src/tests/history/simulate.py" lockin >"$tmp/history.jsonl"
+  rm -f "$tmp/history.sqlite"
+  "$rb" history import "$tmp/history.jsonl" --db "$tmp/history.sqlite" >/dev/null &&
+    "$rb" history report --db "$tmp/history.sqlite" --html "$artifacts/history.html" --md "$artifacts/history.md" \
+      >/dev/null || { echo "FAIL: recallbench history report"; exit 1; }
   check_simple history "$artifacts/history.html" 'id="changes"'
   charts=$(grep -o '<svg class="chart trend' "$tmp/history.dom" | wc -l)
   [ "$charts" -eq 10 ] || { echo "FAIL: history: $charts charts, expected 3 per config and 1 per benchmark (10)"; fail=1; }
