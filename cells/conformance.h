@@ -4,7 +4,7 @@
 //
 //   shape        forward(x[2, T, D]) has x's shape
 //   finite       and is finite
-//   causal       changing tokens T/2.. changes no earlier output (figure: the largest change)
+//   causal       at every split s, changing tokens s.. moves no earlier output (cells/causality.h)
 //   gradients    every parameter and the input get a defined, finite gradient
 //   state        the numbers carried by the step path equal state_size() before and after a sequence
 //                (a TorchScript cell without init_state/step: "declared, not audited", not a failure)

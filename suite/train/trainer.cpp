@@ -17,10 +17,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <set>
 
 #include <torch/torch.h>
 
 #include "cells/catalog.h"
+#include "cells/causality.h"
 
 #include "suite/context.h"
 #include "core/errors.h"
@@ -155,6 +158,33 @@ void set_torch_threads(int threads) {
   if (auto fn = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(threads);
 }
 
+// Refuses a cell that reads the future (cells/causality.h) at length T: once per cell, options, width and
+// length in a process (the planner resolves every seed of a config).
+static void require_causal(Cell& cell, const RunSpec& spec, int64_t length) {
+  static std::mutex mu;
+  static std::map<std::string, CausalityResult> checked;
+  const std::string id = spec.cell.name + "|" + spec.cell.path + "|" + spec.cell.options.dump() + "|" +
+                         std::to_string(spec.model.d_model) + "|" + spec.train.impl + "|" + std::to_string(length);
+  CausalityResult r;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = checked.find(id);
+    if (it != checked.end()) r = it->second;
+  }
+  if (r.length == 0) {
+    const bool training = cell.is_training();
+    cell.eval();
+    r = check_causality([&](const torch::Tensor& x) { return cell.forward(x); }, length, spec.model.d_model);
+    cell.train(training);
+    std::lock_guard<std::mutex> lock(mu);
+    checked[id] = r;
+  }
+  if (!r.causal)
+    throw UsageError("cell " + spec.cell.name + " is not causal at length " + std::to_string(length) + ": " + r.describe(),
+                     "a cell may only read the past (check every position: recallbench check-cell " + spec.cell.name +
+                         " --length " + std::to_string(length) + ")");
+}
+
 RunSpec resolve_spec(RunSpec spec) {
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
   auto task = make_task(spec.task.name, spec.task.options);
@@ -183,8 +213,13 @@ RunSpec resolve_spec(RunSpec spec) {
   cfg.impl = spec.train.impl;
   cfg.options = spec.cell.options;
   cfg.path = spec.cell.path;
-  spec.cell.options = make_cell(spec.cell.name, cfg)->resolved_options();
+  const auto cell = make_cell(spec.cell.name, cfg);
+  spec.cell.options = cell->resolved_options();
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in
+  // Causality at every split point of every length the run will see, before any compute is spent.
+  std::set<int64_t> lengths{task->length()};
+  for (int64_t length : t.eval_lengths) lengths.insert(length);
+  for (int64_t length : lengths) require_causal(*cell, spec, length);
   return spec;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cells/catalog.h"
+#include "cells/causality.h"
 #include "cells/cell.h"
 #include "cells/conformance.h"
 #include "core/errors.h"
@@ -190,6 +191,38 @@ TEST(Cells, BadOptionsAreUsageErrors) {
   cfg.max_length = 0;  // attention cannot size its KV cache
   EXPECT_THROW(make_cell("attention", cfg), UsageError);
   EXPECT_THROW(make_cell("nope", CellConfig{}), UsageError);
+}
+
+}  // namespace
+}  // namespace rb
+
+// The causality check (cells/causality.h) on hand-made mixers: a causal running sum passes; reading the next
+// token and block-bidirectional mixing at any block size are caught, with the split and position named.
+namespace rb {
+namespace {
+
+torch::Tensor block_mix(const torch::Tensor& x, int64_t b) {
+  const int64_t B = x.size(0), T = x.size(1), D = x.size(2), pad = (b - T % b) % b;
+  auto xp = torch::cat({x, torch::zeros({B, pad, D})}, 1);
+  return xp.reshape({B, -1, b, D}).sum(2, true).expand({-1, -1, b, -1}).reshape({B, -1, D}).narrow(1, 0, T);
+}
+
+TEST(Causality, CatchesEveryKindOfLeak) {
+  const auto cumsum = [](const torch::Tensor& x) { return torch::cumsum(x, 1); };
+  const auto ok = check_causality(cumsum, 64, 8);
+  EXPECT_TRUE(ok.causal) << ok.describe();
+  EXPECT_EQ(ok.splits, 63);
+  const auto roll = check_causality([](const torch::Tensor& x) { return torch::roll(x, -1, 1); }, 32, 8);
+  EXPECT_FALSE(roll.causal);
+  for (int64_t b : {2, 3, 4, 8, 16}) {
+    const auto r = check_causality([b](const torch::Tensor& x) { return block_mix(x, b); }, 48, 8);
+    EXPECT_FALSE(r.causal) << "block " << b;
+    EXPECT_LT(r.position, r.split) << r.describe();
+  }
+  // Leaks only beyond a length: caught at that length, not below it.
+  const auto late = [](const torch::Tensor& x) { return x.size(1) > 32 ? block_mix(x, 4) : torch::cumsum(x, 1); };
+  EXPECT_TRUE(check_causality(late, 24, 8).causal);
+  EXPECT_FALSE(check_causality(late, 64, 8).causal);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ locked in, ~0.3 when not. A benchmark "kernel/a" per commit: 0.5 * exp(N(0, 0.03
 cfg0 run of commits 15 and 16 (the change is then known only to lie in a range).
 """
 import argparse
+import datetime
 import hashlib
 import json
 import math
@@ -38,7 +39,7 @@ def main():
     budget = 4000
     for i in range(1, a.commits + 1):
         commit = hashlib.sha1(("%s %d %d" % (a.scenario, a.seed, i)).encode()).hexdigest()
-        date = "2026-%02d-%02dT12:00:00Z" % (1 + (i - 1) // 28, 1 + (i - 1) % 28)
+        date = (datetime.datetime(2026, 1, 1, 12) + datetime.timedelta(hours=6 * (i - 1))).strftime("%Y-%m-%dT%H:%M:%SZ")
         head = {"commit": commit, "parent": parent, "date": date}
         out.write(json.dumps(dict(head, subject="commit %d" % i, branch="main")) + "\n")
         for c in range(a.configs):

@@ -1,0 +1,57 @@
+#include "cells/causality.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rb {
+
+std::string CausalityResult::describe() const {
+  if (causal)
+    return fmt::format("changing tokens s.. at every split s of {} moved no earlier output by more than {:.3g} (limit "
+                       "{:.3g})",
+                       length, leak, limit);
+  return fmt::format("changing tokens {}..{} moved the output at position {} by {:.3g} (limit {:.3g}): it reads the "
+                     "future",
+                     split, length - 1, position, leak, limit);
+}
+
+CausalityResult check_causality(const std::function<torch::Tensor(const torch::Tensor&)>& forward, int64_t length,
+                                int64_t d_model, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  CausalityResult r;
+  const int64_t T = std::max<int64_t>(length, 2), D = d_model;
+  r.length = T;
+  auto gen = at::detail::createCPUGenerator(seed);
+  const auto x = torch::randn({1, T, D}, gen);
+  // Batches of up to 16 perturbed sequences (and the unperturbed one first), bounded in memory for long T.
+  const int64_t chunk = std::clamp<int64_t>(4096 / T, 1, 16);
+  double scale = 1.0;
+  for (int64_t s0 = 1; s0 < T; s0 += chunk) {
+    const int64_t n = std::min(chunk, T - s0);
+    auto xb = x.expand({n + 1, T, D}).clone();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t s = s0 + i;
+      xb[i + 1].narrow(0, s, T - s).copy_(torch::randn({T - s, D}, gen));
+    }
+    const auto y = forward(xb);
+    scale = std::max(scale, y[0].abs().max().item<double>());
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t s = s0 + i;
+      const auto diff = (y[i + 1].narrow(0, 0, s) - y[0].narrow(0, 0, s)).abs().amax(1);  // per position
+      const auto worst = diff.argmax().item<int64_t>();
+      const double leak = diff[worst].item<double>();
+      if (leak > r.leak) {
+        r.leak = leak;
+        r.split = s;
+        r.position = worst;
+      }
+    }
+    r.splits += n;
+  }
+  r.limit = 1e-5 * scale;
+  r.causal = r.leak <= r.limit;
+  return r;
+}
+
+}  // namespace rb
