@@ -42,6 +42,14 @@ std::vector<ConformanceCheck> check_cell(const ConformanceOptions& o) {
   };
   const int64_t T = std::max<int64_t>(o.length, 4), D = o.d_model;
   auto cell = build(o, o.seed);
+  if (o.check_budget && o.state_budget > 0) {  // first: the budget is checked before anything is spent
+    const int64_t state = cell->state_size();
+    const double over = static_cast<double>(state) / static_cast<double>(o.state_budget) - 1.0;
+    add("budget", over <= 0.10,
+        fmt::format("state {} numbers per layer, budget {}{}", state, o.state_budget,
+                    over > 0 ? fmt::format(" ({:.0f}% over{})", 100.0 * over, over > 0.10 ? ": not a matched-state entrant" : "")
+                             : ""));
+  }
   cell->train();
   auto gen = at::detail::createCPUGenerator(o.seed + 7);
   auto x = torch::randn({2, T, D}, gen).requires_grad_(true);

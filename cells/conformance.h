@@ -10,6 +10,7 @@
 //                (a TorchScript cell without init_state/step: "declared, not audited", not a failure)
 //   step         stepping token by token gives forward's output (figure: the largest difference)
 //   determinism  two builds under one seed give bit-identical outputs; another seed, different ones
+//   budget       (when asked) state_size() at most 10% over state_budget: a matched-state entrant
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ struct ConformanceOptions {
   int64_t length = 24;                              // T of the test sequences
   std::string impl = "auto";
   uint64_t seed = 0;
+  bool check_budget = false;                        // add "budget": state_size() within 10% of state_budget (> 0)
 };
 
 struct ConformanceCheck {

@@ -628,4 +628,19 @@ Battery load_battery(const std::string& name_or_path) {
   return BatteryRegistry::instance().get(name_or_path, "battery").make();
 }
 
+void restrict_to_cells(Battery& battery, const std::string& cells) {
+  battery.all_cells = false;
+  battery.cells.clear();
+  std::stringstream list(cells);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name.empty() || std::find(battery.cells.begin(), battery.cells.end(), name) != battery.cells.end())
+      throw UsageError("--cell '" + cells + "': expected distinct cell names separated by commas");
+    if (is_script_cell(name) && name.size() > 7)  // a path given here is relative to the working directory
+      name = kScriptCellPrefix + std::filesystem::absolute(name.substr(7)).string();
+    battery.cells.push_back(name);
+  }
+  if (std::find(battery.cells.begin(), battery.cells.end(), battery.reference) == battery.cells.end())
+    battery.reference.clear();
+}
+
 }  // namespace rb

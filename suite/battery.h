@@ -106,6 +106,10 @@ inline constexpr const char* kDefaultBattery = "smoke";
 // Unknown names: UsageError listing the presets.
 Battery load_battery(const std::string& name_or_path);
 
+// The battery's recipe on these cells only (comma-separated; a new cell's leaderboard row): `run --battery B
+// --cell C` and `plan --battery B --cell C`. A script:PATH is made absolute (relative to the working directory).
+void restrict_to_cells(Battery& battery, const std::string& cells);
+
 // Bounds on seeds: a seed is at most kMaxSeed (room for --seed-offset shifts), a list at most kMaxSeeds long.
 inline constexpr int64_t kMaxSeed = 2'000'000'000;
 inline constexpr int64_t kMaxSeeds = 100'000;

@@ -60,6 +60,7 @@ int run_check_cell(const CheckCellOptions& o) {
   c.options = cell.options;
   c.d_model = o.d_model;
   c.state_budget = o.budget;
+  c.check_budget = o.budget > 0;
   c.length = o.length;
   c.impl = o.impl;
   auto checks = check_cell(c);

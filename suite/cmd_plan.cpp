@@ -20,11 +20,13 @@ namespace {
 struct PlanOptions {
   std::string battery = kDefaultBattery;
   std::string shard = "0/1";
+  std::string cells;  // --cell: the battery's recipe on these cells only
   bool json = false, battery_json = false, specs = false;
 };
 
 int run_plan_command(const PlanOptions& o) {
-  const Battery battery = load_battery(o.battery);
+  Battery battery = load_battery(o.battery);
+  if (!o.cells.empty()) restrict_to_cells(battery, o.cells);
   if (o.battery_json) {
     fmt::print("{}\n", battery.to_json().dump(2));
     return kExitOk;
@@ -45,6 +47,8 @@ int run_plan_command(const PlanOptions& o) {
              battery.name, plan.runs.size(), configs.size(), battery.seeds.size(), plan.contrasts.size(),
              cost / 3600.0);
   if (!battery.description.empty()) fmt::print("  {}\n", battery.description);
+  for (const auto& line : over_budget(plan))
+    fmt::print("  over budget: {} (run refuses it with --cell unless --allow-over-budget)\n", line);
   const auto indices = shard_indices(plan.runs.size(), shard);
   if (shard.count > 1) fmt::print("shard {}/{}: {} runs\n", shard.index, shard.count, indices.size());
   fmt::print("\nruns:\n");
@@ -62,6 +66,9 @@ int run_plan_command(const PlanOptions& o) {
 CommandFn add_plan_command(CLI::App& sub) {
   auto o = std::make_shared<PlanOptions>();
   sub.add_option("--battery", o->battery, "Preset name or battery JSON file (default smoke)");
+  sub.add_option("--cell", o->cells,
+                 "The battery's recipe on these cells only, comma-separated (a new cell's row: script:X.pt, a plugin "
+                 "cell, an in-tree name), as run --battery B --cell C");
   sub.add_option("--shard", o->shard, "Show only slice I/N (as run --shard)");
   sub.add_flag("--specs", o->specs, "Print each run's full spec under its key");
   sub.add_flag("--json", o->json, "Print the plan document (JSON)");

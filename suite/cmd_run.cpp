@@ -46,6 +46,7 @@ struct RunOptions {
   std::string shard = "0/1";
   bool force = false;
   std::string only;  // --config: keep the configs whose key contains one of these (comma-separated)
+  bool allow_over_budget = false;
   std::vector<CLI::Option*> recipe_flags;  // flags that only apply to --cell/--task runs
 };
 
@@ -72,20 +73,7 @@ Plan plan_from_flags(const RunOptions& o) {
                              o.battery + " --battery-json > b.json), edit it, and run --battery b.json");
     Battery battery = load_battery(o.battery);
     for (auto& seed : battery.seeds) seed += o.seed_offset;
-    if (!o.cell.empty()) {  // the battery's recipe for these cells only (e.g. a new cell's leaderboard row)
-      battery.all_cells = false;
-      battery.cells.clear();
-      std::stringstream list(o.cell);
-      for (std::string name; std::getline(list, name, ',');) {
-        if (name.empty() || std::find(battery.cells.begin(), battery.cells.end(), name) != battery.cells.end())
-          throw UsageError("--cell '" + o.cell + "': expected distinct cell names separated by commas");
-        if (is_script_cell(name) && name.size() > 7)  // a path given here is relative to the working directory
-          name = kScriptCellPrefix + std::filesystem::absolute(name.substr(7)).string();
-        battery.cells.push_back(name);
-      }
-      if (std::find(battery.cells.begin(), battery.cells.end(), battery.reference) == battery.cells.end())
-        battery.reference.clear();
-    }
+    if (!o.cell.empty()) restrict_to_cells(battery, o.cell);  // e.g. a new cell's leaderboard row
     return make_plan(battery);
   }
   if (o.cell.empty() || o.task.empty())
@@ -144,6 +132,16 @@ int run_run(RunOptions& o) {
       throw UsageError("--config " + o.only + " matches no config of the plan",
                        "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
     plan.runs = std::move(kept);
+  }
+  // The state budget before the compute: a new entrant on a battery's budget (--battery B --cell C) that is over it
+  // is refused; anything else over a budget is said, and runs.
+  if (const auto over = over_budget(plan); !over.empty()) {
+    const bool entrant = !o.battery.empty() && !o.cell.empty();
+    for (const auto& line : over) fmt::print(stderr, "{}: {}\n", entrant && !o.allow_over_budget ? "error" : "warning", line);
+    if (entrant && !o.allow_over_budget)
+      throw UsageError("over the battery's state budget: not a matched-state entrant (nothing was trained)",
+                       "shrink the cell's state (its options, or --budget sizing), or pass --allow-over-budget to run it "
+                       "anyway (reports and the leaderboard then flag it)");
   }
   ro.out = o.out;
   {  // A results directory that cannot be one is bad input, before anything is planned or trained.
@@ -224,6 +222,9 @@ CommandFn add_run_command(CLI::App& s) {
               "length [1, 65536], vocab [2, 1e6], pairs [1, 1e5], and batch x length x d_model <= 2^30 "
               "(suite/battery_schema.md).");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
+  sub->add_flag("--allow-over-budget", o->allow_over_budget,
+                "With --battery and --cell: run a cell whose state exceeds the battery's budget by more than 10% "
+                "(refused by default: it is not a matched-state entrant)");
   sub->add_option("--config", o->only,
                   "Run only the configs whose key contains one of these (comma-separated), e.g. the ones bisect probes");
   sub->add_option("--shard", o->shard, "Run only slice I/N of the plan (round-robin; I counts from 0)");

@@ -11,6 +11,7 @@
 #include "cells/catalog.h"
 #include "core/knobs.h"
 #include "core/errors.h"
+#include "reports/results.h"
 #include "suite/train/train_api.h"
 
 namespace rb {
@@ -281,6 +282,20 @@ double estimate_run_seconds(const RunSpec& spec) {
   const double per_eval = per_step / 3.0 * static_cast<double>(spec.train.eval_examples) /
                           static_cast<double>(spec.train.batch);
   return static_cast<double>(spec.train.steps) * per_step + evals * per_eval;
+}
+
+std::vector<std::string> over_budget(const Plan& plan) {
+  std::vector<std::string> notes;
+  std::set<std::string> seen;
+  for (const auto& r : plan.runs) {
+    if (r.model.state_budget <= 0 || !seen.insert(r.config_key()).second) continue;
+    const int64_t state = state_size_of(r);
+    const std::string over = reports::over_budget(state, r.model.state_budget);
+    if (!over.empty())
+      notes.push_back(fmt::format("cell {} on {}: state {} numbers per layer, budget {}{}", r.cell.name, r.task.name,
+                                  state, r.model.state_budget, over));
+  }
+  return notes;
 }
 
 }  // namespace rb

@@ -56,6 +56,11 @@ inline constexpr int64_t kMaxPlanRuns = 1'000'000;
 
 Plan make_plan(const Battery& battery);
 
+// Configs of the plan whose cell's state exceeds the state budget by more than 10% (reports/results.h
+// over_budget: not matched-state entrants), one line each: "cell X on TASK: state N numbers, over the budget B
+// by P%". Measured from the cells themselves, before anything is trained.
+std::vector<std::string> over_budget(const Plan& plan);
+
 // Names of the cells registered in this build, in registry order.
 std::vector<std::string> registered_cells();
 

@@ -27,6 +27,10 @@ using ProgressFn = std::function<void(const TrainProgress&)>;
 // keys however they were spelled. Unknown names, options or impossible configs: UsageError.
 RunSpec resolve_spec(RunSpec spec);
 
+// The recurrent state per layer per sequence (in numbers) of a resolved run's cell, as the cell reports it:
+// what a state budget is checked against before any training (suite/planner.h over_budget).
+int64_t state_size_of(const RunSpec& resolved);
+
 // Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its run document
 // (core/run_document.h, RunDocument::to_json; schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
 // throw: the result says status "diverged" with a message.

@@ -185,6 +185,17 @@ static void require_causal(Cell& cell, const RunSpec& spec, int64_t length) {
                          " --length " + std::to_string(length) + ")");
 }
 
+int64_t state_size_of(const RunSpec& spec) {
+  CellConfig cfg;
+  cfg.d_model = spec.model.d_model;
+  cfg.state_budget = spec.model.state_budget;
+  cfg.max_length = make_task(spec.task.name, spec.task.options)->length();
+  cfg.impl = spec.train.impl;
+  cfg.options = spec.cell.options;
+  cfg.path = spec.cell.path;
+  return make_cell(spec.cell.name, cfg)->state_size();
+}
+
 RunSpec resolve_spec(RunSpec spec) {
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
   auto task = make_task(spec.task.name, spec.task.options);

@@ -4,6 +4,7 @@
 # token (a roll), block-bidirectional cells at block sizes 2, 4, 8 and 16 (without a step path, and with a
 # causal step path that hides the leak from the step check), and one that leaks only at lengths above 32
 # (check-cell at its default length passes it; run at length 64 refuses it). The example cell still passes.
+# And a cell over a battery's state budget is stopped before any training (run --battery B --cell C).
 #   leaky_cells_test.sh RECALLBENCH SOURCE_DIR
 set -u
 rb="$1"
@@ -66,4 +67,11 @@ expect 1 "causal       FAIL" -- check-cell "script:$tmp/long_only.pt" --length 6
 long=(--task mqar --pairs 2 --length 64 --vocab 32 --d-model 32 --steps 40 --batch 8 --eval-every 20 --eval-examples 32 --jobs 1)
 expect 2 "not causal" -- run --cell "script:$tmp/long_only.pt" "${long[@]}" --out "$tmp/refused-long"
 expect 0 "causal       pass" -- check-cell "script:$tmp/cell.pt"
+
+# The budget before the compute: attention at length 64 carries 4096 numbers against the leaderboard's 1024.
+expect 1 "budget       FAIL" -- check-cell attention --budget 1024 --d-model 32 --length 64
+expect 0 "over budget: cell attention on mqar" -- plan --battery leaderboard --cell attention
+expect 2 "not a matched-state entrant" -- run --battery leaderboard --cell attention --out "$tmp/over" --jobs 1
+[ -z "$(ls "$tmp/over/runs" 2>/dev/null)" ] || { echo "FAIL: an over-budget entrant was trained"; fail=1; }
+expect 0 "budget       pass" -- check-cell "script:$tmp/cell.pt" --budget 1312
 exit "$fail"
