@@ -8,7 +8,11 @@ namespace rb {
 
 std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& config) {
   if (name.rfind("script:", 0) == 0) return make_script_cell(config);
-  return CellRegistry::instance().get(name, "cell").make(config);
+  if (const auto* entry = CellRegistry::instance().find(name)) return entry->make(config);
+  throw UsageError("unknown cell '" + name + "'",
+                   "in-tree cells: " + CellRegistry::instance().joined_names() +
+                       "; a TorchScript cell is script:FILE.pt; a C++ plugin cell needs its library loaded first: "
+                       "recallbench --plugin lib.so COMMAND (or RECALLBENCH_PLUGINS=lib.so); see examples/README.md");
 }
 
 std::vector<std::string> registered_cell_names() { return CellRegistry::instance().names(); }

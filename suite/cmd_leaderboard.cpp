@@ -14,26 +14,39 @@
 #include "reports/leaderboard.h"
 #include "reports/report.h"
 #include "suite/cli.h"
+#include "suite/context.h"
 
 namespace rb {
 namespace {
 
 struct LeaderboardOptions {
-  std::string file = "ci/leaderboard/leaderboard.json";
+  std::string file;  // "" = find_leaderboard() (suite/context.h)
   std::vector<std::string> results, add;
   std::string html, md, json;
   double alpha = 0.05;
 };
 
-int run_leaderboard(const LeaderboardOptions& o) {
+int run_leaderboard(const LeaderboardOptions& given) {
   namespace fs = std::filesystem;
   reports::Leaderboard board;
+  LeaderboardOptions o = given;
+  if (o.file.empty()) {
+    o.file = find_leaderboard();
+    if (o.file.empty()) {
+      if (o.add.empty())
+        throw UsageError("leaderboard: the stored board (ci/leaderboard/leaderboard.json) was found neither here, nor in "
+                         "the checkout recallbench was built from, nor installed",
+                         "pass --file FILE; or start a board of your own with `recallbench leaderboard --add DIR "
+                         "--file FILE` (DIR from `recallbench run --battery leaderboard --out DIR`)");
+      o.file = "ci/leaderboard/leaderboard.json";
+    }
+  }
   const bool stored = fs::exists(o.file);
   if (stored) board = reports::read_leaderboard(o.file);
   else if (o.add.empty())
     throw UsageError("leaderboard " + o.file + ": file not found",
-                     "record the first rows with `recallbench leaderboard --add DIR` (DIR from `recallbench run "
-                     "--battery leaderboard --out DIR`), or pass --file");
+                     "pass the stored board with --file, or record first rows with `recallbench leaderboard --add DIR "
+                     "--file " + o.file + "`");
   for (const auto& dir : o.add) {
     const auto cells = reports::add_results(board, reports::load_results(dir), true);
     fmt::print("{}: {} row{} ({})\n", dir, cells.size(), cells.size() == 1 ? "" : "s", fmt::join(cells, ", "));
@@ -57,7 +70,8 @@ int run_leaderboard(const LeaderboardOptions& o) {
 
 CommandFn add_leaderboard_command(CLI::App& sub) {
   auto o = std::make_shared<LeaderboardOptions>();
-  sub.add_option("--file", o->file, "The stored leaderboard (default ci/leaderboard/leaderboard.json)");
+  sub.add_option("--file", o->file, "The stored leaderboard (default: ci/leaderboard/leaderboard.json here, else in the checkout recallbench "
+                 "was built from, else installed in <prefix>/share/recallbench)");
   sub.add_option("--results", o->results,
                  "Results of new cells to show beside the stored rows (recallbench run --battery leaderboard "
                  "--cell NAME --out DIR); repeatable")

@@ -129,4 +129,16 @@ nlohmann::json capture_context(int threads) {
   return c;
 }
 
+std::string find_leaderboard() {
+  namespace fs = std::filesystem;
+  const fs::path rel = "ci/leaderboard/leaderboard.json";
+  std::error_code ec;
+  std::vector<fs::path> candidates{rel, fs::path(RECALLBENCH_SOURCE_DIR) / rel};
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "recallbench" / "leaderboard.json");
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c.string();
+  return "";
+}
+
 }  // namespace rb

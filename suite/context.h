@@ -22,4 +22,9 @@ void set_build_commit(const char* commit);
 // The BLAS shared libraries loaded in this process (from /proc/self/maps), resolved; empty if none yet.
 std::string loaded_blas();
 
+// The stored leaderboard: ci/leaderboard/leaderboard.json in the current directory, else in the checkout this
+// executable was built from, else installed beside it (<prefix>/share/recallbench/leaderboard.json); "" when
+// none exists.
+std::string find_leaderboard();
+
 }  // namespace rb

@@ -28,7 +28,7 @@ if [ -d "$src/.git" ] && ! [[ "$built" =~ ^[0-9a-f]{40}(-dirty)?$ ]]; then
   echo "FAIL: built from a checkout, but the context's commit is '$built'"; fail=1
 fi
 expect 2 "valid commands: .*list" -- frobnicate
-expect 2 "valid cell names: .*diag+conv" -- run --cell nope --task mqar --out "$tmp"
+expect 2 "in-tree cells: .*diag+conv.*script:FILE.pt.*--plugin" -- run --cell nope --task mqar --out "$tmp"
 expect 2 "valid task names: .*mqar" -- run --cell diag --task nope --out "$tmp"
 expect 2 "need 4·pairs ≤ length" -- run --cell diag --task mqar --pairs 40 --length 64 --out "$tmp"
 expect 2 "bad seed list" -- run --cell diag --task mqar --seeds 3-1 --out "$tmp"
