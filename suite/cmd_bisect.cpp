@@ -114,8 +114,9 @@ class Bisector {
     const auto& culprit = path_[static_cast<size_t>(hi)];
     const std::string before = lo >= 0 ? path_[static_cast<size_t>(lo)].hash : good_.hash;
     fmt::print("\nbisect: first bad commit {} {}\n  {}\n", culprit.hash, culprit.subject, evidence(before, culprit.hash));
-    fmt::print("bisect: {} builds, {} battery runs (each a set of seeds of {} config(s)); work: {}\n", builds_,
-               battery_runs_, configs_.size(), work_.string());
+    fmt::print("bisect: {} commits built, {} battery runs (each one look: a block of seeds of the probed configs); "
+               "work: {}\n",
+               built_.size(), battery_runs_, work_.string());
     write_outcome("first bad commit", culprit.hash, probes_doc);
     return kExitOk;
   }
@@ -141,7 +142,7 @@ class Bisector {
     const fs::path build = src / "build";
     const std::vector<std::pair<std::string, std::string>> env = {{"CCACHE_BASEDIR", (work_ / "src").string()},
                                                                   {"CCACHE_NOHASHDIR", "true"}};
-    fmt::print("bisect: building {} (log {})\n", short7(hash), log);
+    if (!built_.count(hash)) fmt::print("bisect: building {} (log {})\n", short7(hash), log);
     std::fflush(stdout);
     if (!fs::exists(build / "build.ninja")) {
       const int rc = history::run_logged({"cmake", "-S", src.string(), "-B", build.string(), "-G", "Ninja",
@@ -153,7 +154,7 @@ class Bisector {
     const int rc = history::run_logged({"cmake", "--build", build.string(), "--target", "recallbench"}, "", env, log);
     if (rc == 130 || rc == 128 + 2) throw Interrupted{130};
     if (rc != 0) return "";
-    ++builds_;
+    built_.insert(hash);
     return (build / "recallbench").string();
   }
 
@@ -312,7 +313,7 @@ class Bisector {
                        {"good", good_.hash}, {"bad", path_.back().hash}, {"battery", o_.battery},
                        {"configs", configs_}, {"alpha", o_.alpha}, {"alpha_per_comparison", alpha_each_},
                        {"seeds_per_look", per_look_}, {"max_looks", max_looks_}, {"probes", probes},
-                       {"builds", builds_}, {"battery_runs", battery_runs_}});
+                       {"builds", built_.size()}, {"battery_runs", battery_runs_}});
   }
 
   BisectOptions o_;
@@ -321,7 +322,8 @@ class Bisector {
   history::CommitInfo good_;
   std::vector<history::CommitInfo> path_;
   std::vector<std::string> configs_;
-  int64_t per_look_ = 0, max_looks_ = 1, builds_ = 0, battery_runs_ = 0;
+  int64_t per_look_ = 0, max_looks_ = 1, battery_runs_ = 0;
+  std::set<std::string> built_;  // commits built (each once; later calls are no-op rebuilds)
   double alpha_each_ = 0.05;
 };
 
