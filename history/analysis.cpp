@@ -128,14 +128,12 @@ struct Loaded {
 
 std::string config_label(const History& h, const std::string& key, const std::string& latest_commit) {
   const json doc = h.config_document(latest_commit, key);
-  if (doc.is_object()) {
-    try {
-      const auto cfg = reports::config_from_json(doc, key);
-      return cfg.cell + " · " + cfg.task_label();
-    } catch (const UsageError&) {
-    }
-  }
-  return key;
+  if (!doc.is_object() || !doc.contains("cell") || !doc.at("cell").is_string()) return key;
+  reports::Config cfg;  // just what the label needs (a stored identity carries no seeds)
+  cfg.cell = doc.at("cell").get<std::string>();
+  cfg.task = doc.value("task", "");
+  if (doc.contains("task_options") && doc.at("task_options").is_object()) cfg.task_options = doc.at("task_options");
+  return cfg.cell + " · " + cfg.task_label();
 }
 
 Loaded load(const History& h, const std::string& selector) {
@@ -173,6 +171,7 @@ std::vector<Series> build_series(const Loaded& d) {
         gl.values.push_back(o.locked_in ? 1.0 : 0.0);
         gt.times.push_back(survival_of(o));
         gr.values.push_back(o.recall);
+        for (auto* g : {&gl, &gt, &gr}) g->ids.push_back(o.seed);
         time.budget = std::max(time.budget, o.budget);
       }
       for (auto* s : {&lock, &time, &recall}) s->commit_index.push_back(i);
@@ -258,8 +257,7 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
   const std::vector<Series> series = build_series(d);
   // The family: a step and a drift test per series. Enough permutations that the smallest p a series can
   // reach is well below alpha / family size (Holm's first threshold).
-  const auto family = static_cast<int64_t>(2 * series.size());
-  a.tests = family;
+  const auto family = static_cast<int64_t>(4 * series.size());  // at most 4 tests a series
   stats::ChangeTestOptions perm = options.permutation;
   perm.max_permutations = std::max<int64_t>(
       perm.max_permutations, std::min<int64_t>(999999, static_cast<int64_t>(std::ceil(20.0 * static_cast<double>(family) / options.alpha))));
@@ -268,49 +266,75 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
     bool drift;
     stats::ChangeTest test;
   };
+  // Two designs: whole commits permuted (fresh seeds per commit), and, where commits rerun the same seeds,
+  // each seed's outcomes permuted among its commits (stats/changepoint.h). A series' family members are fixed
+  // by the data's layout, not its values.
+  std::vector<bool> replicated(series.size(), false);
+  for (size_t s = 0; s < series.size(); ++s) {
+    std::map<int64_t, int> seen;
+    for (const auto& g : series[s].groups)
+      for (int64_t id : std::set<int64_t>(g.ids.begin(), g.ids.end())) replicated[s] = replicated[s] || ++seen[id] >= 2;
+  }
   std::vector<Entry> entries;
   for (size_t s = 0; s < series.size(); ++s) {
     const auto n = static_cast<int64_t>(series[s].groups.size());
     entries.push_back({s, false, stats::step_test(series[s].groups, 0, n, series[s].kind, perm)});
     entries.push_back({s, true, stats::trend_test(series[s].groups, 0, n, series[s].kind, perm)});
+    if (replicated[s]) {
+      entries.push_back({s, false, stats::step_test_within_seeds(series[s].groups, 0, n, series[s].kind, perm)});
+      entries.push_back({s, true, stats::trend_test_within_seeds(series[s].groups, 0, n, series[s].kind, perm)});
+    }
   }
+  a.tests = static_cast<int64_t>(entries.size());
   std::vector<double> p;
   for (const auto& e : entries) p.push_back(e.test.p);
   const std::vector<double> p_adj = p.empty() ? p : stats::p_adjust(p, stats::AdjustMethod::kHolm);
 
-  std::set<size_t> stepped;
+  // Per series: its most significant rejected step (either design) places the changes, with binary
+  // segmentation below it in the same design; a rejected drift is reported when no step is, or when a trend
+  // remains inside the steps' segments.
+  std::map<size_t, size_t> best_step, best_drift;  // series → entry
   for (size_t e = 0; e < entries.size(); ++e) {
-    if (entries[e].drift || p_adj[e] > options.alpha || entries[e].test.split < 0) continue;
-    const Series& s = series[entries[e].series];
+    if (p_adj[e] > options.alpha) continue;
+    if (!entries[e].drift && entries[e].test.split < 0) continue;
+    auto& slot = entries[e].drift ? best_drift : best_step;
+    auto it = slot.find(entries[e].series);
+    if (it == slot.end() || p_adj[e] < p_adj[it->second] ||
+        (p_adj[e] == p_adj[it->second] && entries[e].test.statistic > entries[it->second].test.statistic))
+      slot[entries[e].series] = e;
+  }
+  for (const auto& [si, e] : best_step) {
+    const Series& s = series[si];
     const auto n = static_cast<int64_t>(s.groups.size());
     auto splits = stats::segment_below(s.groups, 0, n, entries[e].test, s.kind, options.alpha, perm);
     std::vector<int64_t> cuts{0};
     for (const auto& t : splits) cuts.push_back(t.split);
     cuts.push_back(n);
     std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     for (size_t t = 0; t < splits.size(); ++t) {
       const int64_t at = splits[t].split;
       const auto pos = std::lower_bound(cuts.begin(), cuts.end(), at) - cuts.begin();
-      const bool top = t == 0;
       a.changes.push_back(make_change(s, d.commits, "step", at, cuts[static_cast<size_t>(pos - 1)],
-                                      cuts[static_cast<size_t>(pos + 1)], splits[t].p, top ? p_adj[e] : splits[t].p));
+                                      cuts[static_cast<size_t>(pos + 1)], splits[t].p, t == 0 ? p_adj[e] : splits[t].p));
+      a.changes.back().design = splits[t].within_seeds ? "seeds" : "commits";
     }
-    stepped.insert(entries[e].series);
-    // A drift is reported beside the steps only when a trend remains inside their segments.
-    auto& drift = entries[e + 1];
-    if (p_adj[e + 1] <= options.alpha) {
+    if (auto it = best_drift.find(si); it != best_drift.end()) {
+      const bool within = entries[it->second].test.within_seeds;
       bool residual = false;
       for (size_t c = 0; c + 1 < cuts.size() && !residual; ++c)
         if (cuts[c + 1] - cuts[c] >= 3)
-          residual = stats::trend_test(s.groups, cuts[c], cuts[c + 1], s.kind, perm).p <= options.alpha;
-      if (!residual) drift.test.p = 2.0;  // explained by the steps
+          residual = (within ? stats::trend_test_within_seeds(s.groups, cuts[c], cuts[c + 1], s.kind, perm)
+                             : stats::trend_test(s.groups, cuts[c], cuts[c + 1], s.kind, perm))
+                         .p <= options.alpha;
+      if (!residual) best_drift.erase(it);  // explained by the steps
     }
   }
-  for (size_t e = 0; e < entries.size(); ++e) {
-    if (!entries[e].drift || entries[e].test.p > 1.0 || p_adj[e] > options.alpha) continue;
-    const Series& s = series[entries[e].series];
+  for (const auto& [si, e] : best_drift) {
+    const Series& s = series[si];
     const auto n = static_cast<int64_t>(s.groups.size());
     a.changes.push_back(make_change(s, d.commits, "drift", n / 2, 0, n, entries[e].test.p, p_adj[e]));
+    a.changes.back().design = entries[e].test.within_seeds ? "seeds" : "commits";
   }
   std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
     return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
@@ -321,6 +345,7 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
 json change_json(const Change& c, const Analysis& a) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json j = {{"config", c.series},  {"label", c.label},   {"metric", metric_name(c.metric)}, {"kind", c.kind},
+            {"design", c.design},
             {"commit", c.commit},  {"index", c.index},   {"before", num(c.before)},        {"after", num(c.after)},
             {"effect", num(c.effect)}, {"effect_label", c.effect_label}, {"p", c.p},  {"p_adjusted", c.p_adjusted}};
   if (!c.first_commit.empty()) {
@@ -388,9 +413,10 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
           {"tests", a.tests},
           {"method",
            "per config and metric: a step (best split of the commit series: two-proportion z on lock-in, log-rank on "
-           "time to lock-in censored at the budget, Mann-Whitney on recall and on kernel speed) and a drift (linear "
-           "trend over commits), p-values by permuting whole commits; Holm over every test of the "
-           "history at alpha; binary segmentation below a significant step"},
+           "time to lock-in censored at the budget, Mann-Whitney on recall, mean log time on kernel speed) and a "
+           "drift (linear trend over commits); p-values by permuting whole commits and, where commits rerun the same "
+           "seeds, each seed's outcomes among its commits; Holm over every test of the history at alpha; binary "
+           "segmentation below a significant step"},
           {"commits", commits},
           {"configs", configs},
           {"benchmarks", benchmarks},
@@ -494,6 +520,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
         gl.values.push_back(o.locked_in ? 1.0 : 0.0);
         gt.times.push_back(survival_of(o));
         gr.values.push_back(o.recall);
+        for (auto* g : {&gl, &gt, &gr}) g->ids.push_back(o.seed);
       }
       lock.push_back(std::move(gl));
       time.push_back(std::move(gt));
@@ -503,11 +530,11 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
     int64_t start = 0;
     const std::pair<const std::vector<stats::SeriesGroup>*, stats::SeriesKind> tests[] = {
         {&lock, stats::SeriesKind::kBinary}, {&time, stats::SeriesKind::kSurvival}, {&recall, stats::SeriesKind::kContinuous}};
-    for (const auto& [groups, kind] : tests) {
-      const auto top = stats::step_test(*groups, 0, n, kind);
-      if (top.split < 0 || top.p > alpha / 3.0) continue;
-      for (const auto& t : stats::segment_below(*groups, 0, n, top, kind, alpha / 3.0)) start = std::max(start, t.split);
-    }
+    for (const auto& [groups, kind] : tests)
+      for (const auto& top : {stats::step_test(*groups, 0, n, kind), stats::step_test_within_seeds(*groups, 0, n, kind)}) {
+        if (top.split < 0 || top.p > alpha / 6.0) continue;
+        for (const auto& t : stats::segment_below(*groups, 0, n, top, kind, alpha / 6.0)) start = std::max(start, t.split);
+      }
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
     std::map<int64_t, reports::SeedOutcome> seeds;  // per seed, the latest commit's run
     for (int64_t c = start; c < n; ++c)

@@ -43,6 +43,7 @@ struct Change {
   std::string label;       // for humans
   Metric metric = Metric::kLockIn;
   std::string kind;        // "step" or "drift"
+  std::string design;      // how its p was permuted: "commits" (whole commits) or "seeds" (within seeds)
   std::string commit;      // the first observed commit at the new level
   std::string first_commit, last_commit;  // a range: the change happened in first..last (gaps, or a drift)
   double before = 0, after = 0, effect = 0;

@@ -34,6 +34,7 @@ enum class SeriesKind { kBinary, kSurvival, kContinuous, kLogMeasure };
 struct SeriesGroup {
   std::vector<double> values;
   std::vector<SurvivalObservation> times;
+  std::vector<int64_t> ids;  // per subject, its seed (optional): the within-seeds design blocks on it
   int64_t size() const { return static_cast<int64_t>(values.empty() ? times.size() : values.size()); }
 };
 
@@ -49,6 +50,7 @@ struct ChangeTest {
   double z = 0.0;            // signed z at the split (or of the trend): > 0 when the right side scores higher
   double p = 1.0;            // permutation p-value (two-sided)
   int64_t permutations = 0;  // how many were drawn
+  bool within_seeds = false; // the seed-blocked design (below)
 };
 
 // The best split of groups [a, b) and its permutation p. Fewer than 2 groups, or no variation in the
@@ -60,8 +62,19 @@ ChangeTest step_test(const std::vector<SeriesGroup>& groups, int64_t a, int64_t 
 ChangeTest trend_test(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind,
                       const ChangeTestOptions& options = {});
 
+// The same two tests in the seed-blocked design, for histories whose commits rerun the same seeds (runs are
+// deterministic per seed, so an unchanged commit repeats the seed's outcome exactly, and permuting whole
+// commits, with few commits, cannot reach a small p). Blocks are seeds; each block's scores are centred on
+// the block's mean; the permutation shuffles each seed's scores among the commits that seed was run at
+// (valid under "the commit does not matter" whatever the seeds' own differences). Seeds run at one commit
+// only carry nothing; without a seed run twice: p = 1.
+ChangeTest step_test_within_seeds(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind,
+                                  const ChangeTestOptions& options = {});
+ChangeTest trend_test_within_seeds(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b, SeriesKind kind,
+                                   const ChangeTestOptions& options = {});
+
 // Binary segmentation below a significant top-level split: the segments [a, split) and [split, b) are
-// tested again (each at `alpha`), recursively, until no split is significant. Returns every significant
+// tested again (each at `alpha`, in the design of `top`), recursively, until no split is significant. Returns every significant
 // split in order, `top` first. Segments of one group are not split further.
 std::vector<ChangeTest> segment_below(const std::vector<SeriesGroup>& groups, int64_t a, int64_t b,
                                       const ChangeTest& top, SeriesKind kind, double alpha,

@@ -197,6 +197,53 @@ TEST(ChangePoint, SegmentationFindsTwoSteps) {
   EXPECT_EQ(splits, (std::vector<int64_t>{10, 20}));
 }
 
+// Commits that rerun the same seeds (deterministic runs): with 7 commits, permuting whole commits cannot
+// get below 2/35; permuting each seed's outcomes among its commits can.
+TEST(ChangePoint, WithinSeedsFindsAStepAmongFewCommits) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> n(0, 0.3);
+  std::vector<double> base(20);
+  for (auto& b : base) b = 1000 * std::exp(n(rng));
+  std::vector<stats::SeriesGroup> g(7);
+  for (int c = 0; c < 7; ++c)
+    for (int s = 0; s < 20; ++s) {
+      g[static_cast<size_t>(c)].times.push_back({base[static_cast<size_t>(s)] * (c >= 3 ? 1.5 : 1.0), true});
+      g[static_cast<size_t>(c)].ids.push_back(s);
+    }
+  EXPECT_GT(stats::step_test(g, 0, 7, stats::SeriesKind::kSurvival).p, 0.03);  // 2/35 = 0.057 exactly
+  const auto w = stats::step_test_within_seeds(g, 0, 7, stats::SeriesKind::kSurvival);
+  EXPECT_TRUE(w.within_seeds);
+  EXPECT_EQ(w.split, 3);
+  EXPECT_LT(w.p, 1e-3);
+  // Fresh seeds at every commit: nothing to block on.
+  for (int c = 0; c < 7; ++c)
+    for (auto& id : g[static_cast<size_t>(c)].ids) id += 100 * c;
+  EXPECT_EQ(stats::step_test_within_seeds(g, 0, 7, stats::SeriesKind::kSurvival).p, 1.0);
+}
+
+TEST(ChangePoint, WithinSeedsNullPValuesAreRoughlyUniform) {
+  stats::ChangeTestOptions o;
+  o.permutations = 199;
+  o.max_permutations = 199;
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> n(0, 1);
+  int below = 0;
+  const int trials = 200;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> seed_effect(10);
+    for (auto& e : seed_effect) e = 3 * n(rng);
+    std::vector<stats::SeriesGroup> g(8);
+    for (int c = 0; c < 8; ++c)
+      for (int s = 0; s < 10; ++s) {
+        g[static_cast<size_t>(c)].values.push_back(seed_effect[static_cast<size_t>(s)] + n(rng));
+        g[static_cast<size_t>(c)].ids.push_back(s);
+      }
+    below += stats::step_test_within_seeds(g, 0, 8, stats::SeriesKind::kContinuous, o).p <= 0.1 ? 1 : 0;
+  }
+  EXPECT_LE(below, 32);
+  EXPECT_GE(below, 8);
+}
+
 TEST(ChangePoint, NoVariationIsNoChange) {
   std::vector<stats::SeriesGroup> g(5, stats::SeriesGroup{{1, 1, 1}, {}});
   EXPECT_EQ(stats::step_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);

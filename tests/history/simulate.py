@@ -11,7 +11,8 @@ Scenarios (the change is in config "cfg0"; the others never change):
   speed      benchmark "kernel/a" x1.3 slower from commit --at on
 Per seed: lock-in step ~ 1000 * exp(N(0, 0.25)) * factor, censored at the 4000-step budget; recall ~0.97 when
 locked in, ~0.3 when not. A benchmark "kernel/a" per commit: 0.5 * exp(N(0, 0.03)). --gaps drops every
-cfg0 run of commits 15 and 16 (the change is then known only to lie in a range).
+cfg0 run of commits 15 and 16 (the change is then known only to lie in a range). --same-seeds: every commit
+reruns seeds 0..N-1, each keeping its own draw up to a x exp(N(0, 0.03)) jitter of its step.
 """
 import argparse
 import datetime
@@ -31,8 +32,15 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--at", type=int, default=17)
     ap.add_argument("--gaps", action="store_true")
+    ap.add_argument("--same-seeds", action="store_true",
+                    help="every commit reruns seeds 0..N-1, each seed's outcome fixed but for a small per-commit "
+                         "jitter (deterministic runs perturbed by neutral numeric changes)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
+    # Per config and seed, the seed's own draw (used at every commit with --same-seeds).
+    own_rng = random.Random(a.seed + 7777)  # its own generator: the fresh-seed histories stay as they were
+    own = {(c, s): (own_rng.gauss(0, 0.25), own_rng.random(), own_rng.gauss(0, 0.01))
+           for c in range(a.configs) for s in range(a.seeds)}
     out = sys.stdout
     out.write(json.dumps({"recallbench_history": 1, "battery": "simulated"}) + "\n")
     parent = None
@@ -57,10 +65,17 @@ def main():
                 if a.scenario == "drift":
                     factor = 1.03 ** (i - 1)
             for s in range(a.seeds):
-                seed = (i - 1) * a.seeds + s  # fresh seeds every commit
-                step = int(1000 * math.exp(rng.gauss(0, 0.25)) * factor)
-                locked = rng.random() < p_lock and step <= budget
-                recall = min(1.0, 0.97 + rng.gauss(0, 0.01)) if locked else 0.3 + rng.gauss(0, 0.05)
+                if a.same_seeds:
+                    seed = s
+                    g, u, r = own[(c, s)]
+                    step = int(1000 * math.exp(g + rng.gauss(0, 0.03)) * factor)
+                    locked = u < p_lock and step <= budget
+                    recall = min(1.0, 0.97 + r) if locked else 0.3 + r
+                else:
+                    seed = (i - 1) * a.seeds + s  # fresh seeds every commit
+                    step = int(1000 * math.exp(rng.gauss(0, 0.25)) * factor)
+                    locked = rng.random() < p_lock and step <= budget
+                    recall = min(1.0, 0.97 + rng.gauss(0, 0.01)) if locked else 0.3 + rng.gauss(0, 0.05)
                 out.write(json.dumps(dict(head, config=config, seed=seed, locked_in=locked,
                                           lock_in_step=step if locked else None, budget=budget,
                                           recall=round(recall, 6))) + "\n")

@@ -40,6 +40,8 @@ def main():
     # scenario, extra args, predicate(commits, changes) -> found at the right place, minimum share required
     at17 = lambda metric, config: (lambda cs, ch: any(
         x["config"] == config and x["metric"] == metric and x["commit"] == cs[16] for x in ch))
+    at = lambda i, metric, config: (lambda cs, ch: any(
+        x["config"] == config and x["metric"] == metric and x["commit"] == cs[i] for x in ch))
     anywhere = lambda metric, config: (lambda cs, ch: any(x["config"] == config and x["metric"] == metric for x in ch))
     in_range = lambda cs, ch: any(x["config"] == "cfg0" and x["metric"] == "lock-in" and x.get("first_commit") == cs[14]
                                   and x.get("last_commit") == cs[16] for x in ch)
@@ -49,6 +51,8 @@ def main():
         ("time to lock-in x1.03 per commit (drift)", "drift", [], anywhere("time", "cfg0"), 0.9),
         ("kernel x1.3 slower at commit 17", "speed", [], at17("speed", "kernel/a"), 0.9),
         ("lock-in drop, commits 15-16 without runs (range)", "lockin", ["--gaps"], in_range, 0.9),
+        ("same seeds rerun, 7 commits: time x1.6 at commit 4", "slowdown",
+         ["--same-seeds", "--commits", "7", "--at", "4", "--seeds", "10"], at(3, "time", "cfg0"), 0.9),
     ]
     for name, scenario, extra, found, need in scenarios:
         hits, wrong = 0, 0
@@ -64,6 +68,13 @@ def main():
     for r in range(1, a.noise + 1):
         _, changes = history(a.rb, "noise", 1000 + r)
         alarms += 1 if changes else 0
+    same_alarms = 0
+    for r in range(1, a.noise + 1):
+        _, changes = history(a.rb, "noise", 5000 + r, "--same-seeds", "--commits", "7")
+        same_alarms += 1 if changes else 0
+    rows.append("| noise only, same seeds rerun at 7 commits: histories with any change | %d/%d = %.1f%% | - |"
+                % (same_alarms, a.noise, 100 * same_alarms / a.noise))
+    alarms_all = alarms + same_alarms
     rate = alarms / a.noise
     rows.append("| noise only: histories with any change (stated rate <= 5%%) | %d/%d = %.1f%% | - |" % (alarms, a.noise, 100 * rate))
     # Deterministic seeds: the full run (200) must be at or below the stated 5%; the short default run allows
@@ -71,6 +82,9 @@ def main():
     limit = 0.05 if a.noise >= 200 else 0.05 + 2 * (0.05 * 0.95 / a.noise) ** 0.5
     if rate > limit:
         failures.append("noise-only histories: %.1f%% reported a change (limit %.1f%%)" % (100 * rate, 100 * limit))
+    if same_alarms / a.noise > limit:
+        failures.append("same-seed noise-only histories: %.1f%% reported a change (limit %.1f%%)"
+                        % (100 * same_alarms / a.noise, 100 * limit))
     table = ("| scenario (30 commits x 10 seeds, 3 configs, 1 benchmark) | found at the planted commit | histories "
              "with a change in an unchanged series |\n| --- | --- | --- |\n" + "\n".join(rows) + "\n")
     print(table)
