@@ -1,5 +1,7 @@
 #include "core/json_io.h"
 
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -95,17 +97,45 @@ json parse_json_text(const std::string& text, const std::string& where) {
   }
 }
 
+std::string read_regular_file(const std::filesystem::path& path, uintmax_t max_bytes) {
+  // Opened without blocking (a FIFO would hang a plain open), then judged by what was opened: only a regular
+  // file is read; the message says what the path is instead.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) throw UsageError(path.string() + ": not found");
+    if (err == ELOOP) throw UsageError(path.string() + ": a loop of symbolic links, expected a file");
+    throw UsageError("cannot read " + path.string() + ": " + std::strerror(err));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const mode_t m = st.st_mode;
+    ::close(fd);
+    const char* what = S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+                       : (S_ISCHR(m) || S_ISBLK(m)) ? "a device" : "not a regular file";
+    throw UsageError(path.string() + " is " + what + ", expected a regular file");
+  }
+  if (static_cast<uintmax_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw UsageError(path.string() + ": " + std::to_string(st.st_size) + " bytes, expected at most " +
+                     std::to_string(max_bytes) + " (no document this tool reads is that large)");
+  }
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
+}
+
 json read_json_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxJsonBytes)
-    throw UsageError(path.string() + ": " + std::to_string(size) + " bytes, expected at most " +
-                     std::to_string(kMaxJsonBytes) + " (no document this tool reads is that large)");
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path.string());
+  return parse_json_text(read_regular_file(path, kMaxJsonBytes), path.string());
 }
 
 int64_t checked_integer(const json& v, const std::string& name) {

@@ -28,6 +28,9 @@ json parse_json_text(const std::string& text, const std::string& where);
 // Reads and parses a JSON file with parse_json_text's checks. Missing file or bad JSON: UsageError naming
 // the file and the parser's position.
 json read_json_file(const std::filesystem::path& path);
+// The bytes of a regular file, opened without blocking: a directory, FIFO, socket, device or symlink loop is a
+// UsageError naming what it is; a file over `max_bytes` too.
+std::string read_regular_file(const std::filesystem::path& path, uintmax_t max_bytes);
 
 // Runs `read` (code that takes fields out of a parsed document) and turns a JSON type or range error into
 // a UsageError naming `where`: a field of the wrong type in a document the tool reads is bad input (exit 2),

@@ -38,6 +38,13 @@ int run_cli(int argc, char** argv) {
     commands.emplace_back(sub, entry.add(*sub));
   }
 
+  // An unknown command is named even when --help follows it (CLI11 would print the general help and exit 0).
+  if (argc > 1 && argv[1][0] != '-' && CommandRegistry::instance().find(argv[1]) == nullptr) {
+    std::string valid;
+    for (const auto& [sub, fn] : commands) valid += (valid.empty() ? "" : ", ") + sub->get_name();
+    std::fprintf(stderr, "recallbench: unknown command '%s'\n  valid commands: %s\n", argv[1], valid.c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/file_lock.h"
 #include "core/json_io.h"
 #include "reports/leaderboard.h"
 #include "reports/report.h"
@@ -41,6 +42,10 @@ int run_leaderboard(const LeaderboardOptions& given) {
       o.file = "ci/leaderboard/leaderboard.json";
     }
   }
+  // --add is a read-modify-write of the stored file: an exclusive flock on FILE.lock, held from the read to the
+  // rename, so two at once serialise and neither row is lost (the second reads the first's result).
+  std::unique_ptr<FileLock> lock;
+  if (!o.add.empty()) lock = std::make_unique<FileLock>(o.file + ".lock");
   const bool stored = fs::exists(o.file);
   if (stored) board = reports::read_leaderboard(o.file);
   else if (o.add.empty())

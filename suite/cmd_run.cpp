@@ -254,8 +254,9 @@ CommandFn add_run_command(CLI::App& s) {
   o->recipe_flags.push_back(sub->add_option("--curriculum-opt", o->curriculum_opts,
                                             "Curriculum option as key=value (repeatable), e.g. stages=4"));
   o->recipe_flags.push_back(sub->add_option("--impl", o->base.train.impl, "Kernel implementation: auto, ref, chunked, fused (default auto); cuda is forward only, so not for training"));
-  sub->add_option("--threads", o->threads, "LibTorch threads per run (default 1; results are identical at 1)")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--threads", o->threads,
+                  "LibTorch threads per run, 1 to 64 (default 1; results are identical at 1)")
+      ->check(CLI::Range(1, 64));
   sub->add_flag("--force", o->force, "Retrain runs whose result files already exist");
   return [o]() { return run_run(*o); };
 }

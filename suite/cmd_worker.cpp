@@ -44,7 +44,7 @@ CommandFn add_worker_command(CLI::App& sub) {
   sub.add_option("--out", o->out, "Results directory")->required();
   sub.add_option("--key", o->key, "The run key the spec must have")->required();
   sub.add_option("--spec", o->spec, "The resolved run spec, JSON")->required();
-  sub.add_option("--threads", o->threads, "LibTorch threads")->check(CLI::PositiveNumber);
+  sub.add_option("--threads", o->threads, "LibTorch threads (1 to 64)")->check(CLI::Range(1, 64));
   return [o]() { return run_worker(*o); };
 }
 

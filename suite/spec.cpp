@@ -1,6 +1,8 @@
 #include "suite/spec.h"
 
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <tuple>
 #include <type_traits>
@@ -169,6 +171,11 @@ void check_plausible(const RunSpec& spec, const std::string& where) {
   };
   const auto check = [&](const auto& row, double value) {
     if (!row.in_range(value)) fail(row.name, value, row.range());
+    // A subnormal (e.g. --lr 1e-320) is in range but no training step can use it: every update underflows.
+    if (std::fpclassify(value) == FP_SUBNORMAL)
+      throw UsageError(fmt::format("{}: {} = {:g} is a subnormal number (below {:g}), which no training step can use",
+                                   where, row.name, value, std::numeric_limits<double>::min()),
+                       "give a normal value within " + row.range());
   };
   const auto check_closed = [&](const std::string& field, double value, double lo, double hi) {
     if (!(value >= lo && value <= hi)) fail(field, value, fmt::format("[{}, {}]", lo, hi));

@@ -2,7 +2,7 @@
 # `recallbench score` end to end on a tiny battery and board: a TorchScript cell is checked at the battery's
 # sizes, planned, trained and shown on the board with a reference test; without a terminal it asks for
 # --yes; a leaky cell and an over-budget cell are stopped before any training; the same command again
-# retrains nothing.
+# retrains nothing. And two concurrent `leaderboard --add` on one file keep both rows.
 #   score_test.sh RECALLBENCH SOURCE_DIR
 set -u
 rb="$1"
@@ -41,4 +41,17 @@ expect 1 "budget       FAIL" -- score "script:$tmp/cell.pt" --battery "$tmp/tigh
 [ -z "$(ls "$tmp/o/runs" 2>/dev/null)" ] || { echo "FAIL: an over-budget cell was trained"; fail=1; }
 expect 2 "no row on the board" -- score "script:$tmp/cell.pt" --battery "$tmp/tiny.json" --board "$tmp/board.json" \
   --out "$tmp/s" --yes --reference nosuch
+
+# Two `leaderboard --add` at once on one file: the lock serialises them and neither row is lost (5 tries).
+sed 's/"cells": \["diag+conv"\]/"cells": ["rank1+conv", "diag"]/' "$tmp/tiny.json" >"$tmp/two.json"
+expect 0 "" -- run --battery "$tmp/two.json" --cell rank1+conv --out "$tmp/r1" --jobs 2 --allow-over-budget
+expect 0 "" -- run --battery "$tmp/two.json" --cell diag --out "$tmp/r2" --jobs 2 --allow-over-budget
+for i in 1 2 3 4 5; do
+  cp "$tmp/board.json" "$tmp/race.json"
+  "$rb" leaderboard --add "$tmp/r1" --file "$tmp/race.json" >/dev/null 2>&1 &
+  "$rb" leaderboard --add "$tmp/r2" --file "$tmp/race.json" >/dev/null 2>&1 &
+  wait
+  rows=$("$rb" leaderboard --file "$tmp/race.json" 2>&1 | grep -c -E '^ +[0-9]+=? +(rank1\+conv|diag) ')
+  [ "$rows" = 2 ] || { echo "FAIL: concurrent leaderboard --add, try $i: $rows of the 2 new rows kept"; fail=1; }
+done
 exit "$fail"
