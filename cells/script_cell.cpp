@@ -67,6 +67,12 @@ class ScriptCell : public Cell {
     try {
       const auto s = module_.run_method("state_size", std::max<int64_t>(cfg.max_length, 1));
       if (!s.isInt() || s.toInt() < 0) throw UsageError(where + ": state_size(length) must return a non-negative int", kHint);
+      // The planner's bound on a state budget (suite/spec.h, 2^26 numbers a layer): a larger declared state is
+      // a mistake, refused here rather than by an assertion after training.
+      if (s.toInt() > (int64_t{1} << 26))
+        throw UsageError(fmt::format("{}: state_size(length) returned {}, more than 2^26 = 67108864 numbers a layer",
+                                     where, s.toInt()),
+                         kHint);
       state_size_ = s.toInt();
     } catch (const c10::Error& e) {
       throw UsageError(where + ": state_size(length) failed: " + std::string(e.what_without_backtrace()).substr(0, 300), kHint);

@@ -443,78 +443,82 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("{} line {}", where_file, number);
     const json j = parse_json_text(line, where);
-    RB_CHECK_INPUT(j.is_object(), where + ": expected a JSON object");
-    if (j.contains("recallbench_history")) {
-      RB_CHECK_INPUT(j.at("recallbench_history").is_number_integer(), where + ": \"recallbench_history\" must be an integer");
-      const int64_t v = j.at("recallbench_history").get<int64_t>();
-      if (v > kSchemaVersion)
-        throw UsageError(fmt::format("{}: written by a newer recallbench (history format {}, this one reads up to {})",
-                                     where, v, kSchemaVersion));
-      batch.battery = j.value("battery", "");
-      continue;
-    }
-    CommitInfo c;
-    c.hash = required_string(j, "commit", where);
-    RB_CHECK_INPUT(c.hash.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos && c.hash.size() >= 4,
-                   where + ": \"commit\" must be hexadecimal, got '" + c.hash + "'");
-    if (j.contains("parent") && !j.at("parent").is_null()) c.parent = required_string(j, "parent", where);
-    c.date = j.contains("date") && j.at("date").is_string() ? j.at("date").get<std::string>() : "";
-    c.branch = j.value("branch", "");
-    c.subject = j.value("subject", "");
-    if (j.contains("context")) c.context = j.at("context");
-    auto [it, fresh] = commits.try_emplace(c.hash, c);
-    if (!fresh) {
-      auto& known = it->second;
-      if (!c.parent.empty() && !known.parent.empty() && c.parent != known.parent)
-        throw UsageError(where + ": commit " + short_of(c.hash) + " has two different parents in this file");
-      if (known.parent.empty()) known.parent = c.parent;
-      if (known.date.empty()) known.date = c.date;
-      if (known.branch.empty()) known.branch = c.branch;
-      if (known.subject.empty()) known.subject = c.subject;
-      if (known.context.is_null()) known.context = c.context;
-    }
-    if (j.contains("seed")) {
-      Outcome o;
-      o.commit = c.hash;
-      o.config = required_string(j, "config", where);
-      o.seed = checked_integer(j.at("seed"), where + ": seed");
-      RB_CHECK_INPUT(j.contains("locked_in") && j.at("locked_in").is_boolean(), where + ": \"locked_in\" must be true or false");
-      o.locked_in = j.at("locked_in").get<bool>();
-      RB_CHECK_INPUT(j.contains("budget"), where + ": \"budget\" (the step budget) is missing");
-      o.budget = checked_integer(j.at("budget"), where + ": budget");
-      RB_CHECK_INPUT(o.budget > 0, where + ": \"budget\" must be > 0");
-      if (j.contains("lock_in_step") && !j.at("lock_in_step").is_null())
-        o.lock_in_step = checked_integer(j.at("lock_in_step"), where + ": lock_in_step");
-      RB_CHECK_INPUT(o.locked_in == o.lock_in_step.has_value(),
-                     where + ": \"lock_in_step\" must be an integer when locked_in is true and null when it is false");
-      RB_CHECK_INPUT(!o.lock_in_step || (*o.lock_in_step >= 0 && *o.lock_in_step <= o.budget),
-                     where + ": \"lock_in_step\" must be within 0..budget");
-      RB_CHECK_INPUT(j.contains("recall") && j.at("recall").is_number(), where + ": \"recall\" must be a number");
-      o.recall = j.at("recall").get<double>();
-      RB_CHECK_INPUT(std::isfinite(o.recall), where + ": \"recall\" must be finite");
-      if (j.contains("best_recall") && j.at("best_recall").is_number()) o.best_recall = j.at("best_recall").get<double>();
-      o.status = j.value("status", "ok");
-      if (j.contains("state_size") && j.at("state_size").is_number_integer()) o.state_size = j.at("state_size").get<int64_t>();
-      o.architecture = j.value("architecture", "");
-      o.eval_fingerprint = j.value("eval_fingerprint", "");
-      o.train_fingerprint = j.value("train_fingerprint", "");
-      batch.outcomes.push_back(std::move(o));
-    } else if (j.contains("benchmark")) {
-      Benchmark b;
-      b.commit = c.hash;
-      b.name = required_string(j, "benchmark", where);
-      RB_CHECK_INPUT(j.contains("value") && j.at("value").is_number(), where + ": \"value\" must be a number");
-      b.value = j.at("value").get<double>();
-      RB_CHECK_INPUT(std::isfinite(b.value) && b.value > 0, where + ": \"value\" must be a finite number > 0");
-      b.sample = j.value("sample", "import");
-      batch.benchmarks.push_back(std::move(b));
-    } else if (j.contains("claim")) {
-      Verdict v{c.hash, required_string(j, "claim", where), required_string(j, "verdict", where), std::nullopt};
-      if (j.contains("p") && j.at("p").is_number()) v.p = j.at("p").get<double>();
-      batch.verdicts.push_back(std::move(v));
-    } else if (j.contains("config_document")) {
-      batch.config_documents[{c.hash, required_string(j, "config", where)}] = j.at("config_document");
-    }
+    // A field of the wrong type anywhere in the line is bad input naming the line, not an internal error.
+    with_json_errors(where, [&] {
+      RB_CHECK_INPUT(j.is_object(), where + ": expected a JSON object");
+      if (j.contains("recallbench_history")) {
+        RB_CHECK_INPUT(j.at("recallbench_history").is_number_integer(), where + ": \"recallbench_history\" must be an integer");
+        const int64_t v = j.at("recallbench_history").get<int64_t>();
+        if (v > kSchemaVersion)
+          throw UsageError(fmt::format("{}: written by a newer recallbench (history format {}, this one reads up to {})",
+                                       where, v, kSchemaVersion));
+        batch.battery = j.value("battery", "");
+        return;
+      }
+      CommitInfo c;
+      c.hash = required_string(j, "commit", where);
+      RB_CHECK_INPUT(c.hash.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos && c.hash.size() >= 4,
+                     where + ": \"commit\" must be hexadecimal, got '" + c.hash + "'");
+      if (j.contains("parent") && !j.at("parent").is_null()) c.parent = required_string(j, "parent", where);
+      c.date = j.contains("date") && j.at("date").is_string() ? j.at("date").get<std::string>() : "";
+      c.branch = j.value("branch", "");
+      c.subject = j.value("subject", "");
+      if (j.contains("context")) c.context = j.at("context");
+      auto [it, fresh] = commits.try_emplace(c.hash, c);
+      if (!fresh) {
+        auto& known = it->second;
+        if (!c.parent.empty() && !known.parent.empty() && c.parent != known.parent)
+          throw UsageError(where + ": commit " + short_of(c.hash) + " has two different parents in this file");
+        if (known.parent.empty()) known.parent = c.parent;
+        if (known.date.empty()) known.date = c.date;
+        if (known.branch.empty()) known.branch = c.branch;
+        if (known.subject.empty()) known.subject = c.subject;
+        if (known.context.is_null()) known.context = c.context;
+      }
+      if (j.contains("seed")) {
+        Outcome o;
+        o.commit = c.hash;
+        o.config = required_string(j, "config", where);
+        o.seed = checked_integer(j.at("seed"), where + ": seed");
+        RB_CHECK_INPUT(j.contains("locked_in") && j.at("locked_in").is_boolean(), where + ": \"locked_in\" must be true or false");
+        o.locked_in = j.at("locked_in").get<bool>();
+        RB_CHECK_INPUT(j.contains("budget"), where + ": \"budget\" (the step budget) is missing");
+        o.budget = checked_integer(j.at("budget"), where + ": budget");
+        RB_CHECK_INPUT(o.budget > 0, where + ": \"budget\" must be > 0");
+        if (j.contains("lock_in_step") && !j.at("lock_in_step").is_null())
+          o.lock_in_step = checked_integer(j.at("lock_in_step"), where + ": lock_in_step");
+        RB_CHECK_INPUT(o.locked_in == o.lock_in_step.has_value(),
+                       where + ": \"lock_in_step\" must be an integer when locked_in is true and null when it is false");
+        RB_CHECK_INPUT(!o.lock_in_step || (*o.lock_in_step >= 0 && *o.lock_in_step <= o.budget),
+                       where + ": \"lock_in_step\" must be within 0..budget");
+        RB_CHECK_INPUT(j.contains("recall") && j.at("recall").is_number(), where + ": \"recall\" must be a number");
+        o.recall = j.at("recall").get<double>();
+        RB_CHECK_INPUT(std::isfinite(o.recall), where + ": \"recall\" must be finite");
+        if (j.contains("best_recall") && j.at("best_recall").is_number()) o.best_recall = j.at("best_recall").get<double>();
+        o.status = j.value("status", "ok");
+        if (j.contains("state_size") && j.at("state_size").is_number_integer()) o.state_size = j.at("state_size").get<int64_t>();
+        o.architecture = j.value("architecture", "");
+        o.eval_fingerprint = j.value("eval_fingerprint", "");
+        o.train_fingerprint = j.value("train_fingerprint", "");
+        batch.outcomes.push_back(std::move(o));
+      } else if (j.contains("benchmark")) {
+        Benchmark b;
+        b.commit = c.hash;
+        b.name = required_string(j, "benchmark", where);
+        RB_CHECK_INPUT(j.contains("value") && j.at("value").is_number(), where + ": \"value\" must be a number");
+        b.value = j.at("value").get<double>();
+        RB_CHECK_INPUT(std::isfinite(b.value) && b.value > 0, where + ": \"value\" must be a finite number > 0");
+        b.sample = j.value("sample", "import");
+        batch.benchmarks.push_back(std::move(b));
+      } else if (j.contains("claim")) {
+        Verdict v{c.hash, required_string(j, "claim", where), required_string(j, "verdict", where), std::nullopt};
+        if (j.contains("p") && j.at("p").is_number()) v.p = j.at("p").get<double>();
+        batch.verdicts.push_back(std::move(v));
+      } else if (j.contains("config_document")) {
+        batch.config_documents[{c.hash, required_string(j, "config", where)}] = j.at("config_document");
+      }
+  
+    });
   }
   for (auto& [hash, c] : commits) {
     RB_CHECK_INPUT(!c.date.empty(), where_file + ": commit " + short_of(hash) + " has no \"date\" on any line");

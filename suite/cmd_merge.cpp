@@ -35,6 +35,15 @@ int run_merge(const MergeOptions& o) {
   for (const auto& d : o.dirs)
     if (!fs::is_directory(d)) throw UsageError("merge: '" + d + "' is not a directory", "give results directories");
   const fs::path out = o.out.empty() ? fs::path(o.dirs.front()) : fs::path(o.out);
+  // OUT inside an input store (e.g. DIR/runs) would write the merge into what it reads.
+  for (const auto& d : o.dirs) {
+    std::error_code ec;
+    const fs::path in = fs::weakly_canonical(d, ec), to = fs::weakly_canonical(out, ec);
+    const auto rel = to.lexically_relative(in);
+    if (!rel.empty() && rel != "." && *rel.begin() != "..")
+      throw UsageError("merge: --out " + out.string() + " lies inside the input store " + d,
+                       "give an --out beside the inputs, or omit it to merge into the first DIR");
+  }
 
   json plan = nullptr;
   if (!o.battery.empty()) {
@@ -62,6 +71,10 @@ int run_merge(const MergeOptions& o) {
       }
     }
   }
+  if (merged.empty())
+    throw UsageError("merge: no valid run documents in " + std::to_string(o.dirs.size()) + " store(s)" +
+                         (invalid ? " (" + std::to_string(invalid) + " invalid file(s) skipped)" : ""),
+                     "a results store holds DIR/runs/*.json, written by `recallbench run --out DIR`");
   if (plan.is_object()) {  // keep only the plan's runs
     std::set<std::string> in_plan;
     for (const auto& r : plan["runs"]) in_plan.insert(r["key"].get<std::string>());
