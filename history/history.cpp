@@ -565,12 +565,25 @@ Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit,
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   };
+  // The reference by its name, or by a prefix of it (`recallbench bench` appends the time key, e.g.
+  // ceiling/gemm_fp32/N:512/process_time); "none" or "" records raw medians (ns).
   double ref = 1.0;
-  if (auto it = file.runs.find(reference); !reference.empty() && it != file.runs.end() && !it->second.empty())
-    ref = median(it->second);
+  std::string ref_name;
+  if (!reference.empty() && reference != "none") {
+    for (const auto& [name, times] : file.runs)
+      if ((name == reference || name.rfind(reference + "/", 0) == 0) && !times.empty()) {
+        ref_name = name;
+        ref = median(times);
+        break;
+      }
+    if (ref_name.empty())
+      throw UsageError(file.path + ": no benchmark named " + reference + " to take times relative to",
+                       "pass --reference NAME (a benchmark of the same file), or --reference none for raw times");
+  }
   const std::string sample = short_hash_of(file.context.dump() + file.path);
   for (const auto& [name, times] : file.runs) {
-    if (times.empty() || name == reference) continue;
+    // The machine ceilings measure the machine, not the code: not a speed series.
+    if (times.empty() || name == ref_name || name.rfind(reports::kCeilingPrefix, 0) == 0) continue;
     batch.benchmarks.push_back({commit.hash, name, sample, median(times) / ref});
   }
   RB_CHECK_INPUT(!batch.benchmarks.empty(), file.path + ": no benchmark rows to record");

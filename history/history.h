@@ -139,7 +139,8 @@ Batch parse_jsonl(std::istream& in, const std::string& where);
 // `commit.hash` unless `override_commit`.
 Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit);
 // A Google Benchmark file: each benchmark's median time divided by `reference`'s median in the same file
-// (kernels relative to the GEMM ceiling); raw medians when the file lacks the reference.
+// (kernels relative to the GEMM ceiling; a name or a prefix of one), the ceilings themselves left out;
+// reference "none": raw medians (ns). A reference the file lacks: UsageError.
 Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit, const std::string& reference);
 // A `recallbench verify --json` document.
 Batch batch_from_verdicts(const json& doc, const CommitInfo& commit, const std::string& where);

@@ -4,8 +4,9 @@
 // Each probed commit is checked out in its own git worktree under WORK/src/ and built there with ccache
 // (CCACHE_BASEDIR = WORK/src, so the worktrees share one cache: after the first build a probe recompiles only
 // what differs); its own `recallbench run` trains the battery's seeds of the configs that regressed, into
-// WORK/runs/<commit>/look<k>. Both ends run first; the configs that regressed between them (paired sign
-// test, reports/compare.h) are the ones probed, unless --config names them.
+// WORK/runs/<commit>/look<k>. Both ends run first; the config that regressed most significantly between them
+// (paired sign test, reports/compare.h) is the one probed (--all-configs: every regressed one; --config: the
+// ones it names).
 // A probe X is compared with the good end (X worse: bad) and with the bad end (bad worse than X: good), on
 // the same seeds (paired; runs are deterministic per seed); while neither is significant the next block of
 // seeds is added (Pinpoint's habit), up to --max-seeds per config. Error rate: the sequential paired rule
@@ -47,6 +48,7 @@ struct BisectOptions {
   int64_t max_seeds = 40;
   int jobs = 0;
   bool no_record = false;
+  bool all_configs = false;
 };
 
 struct Interrupted {
@@ -244,9 +246,18 @@ class Bisector {
       const auto cmp = reports::compare(g, b, options());
       bool open = false;
       chosen.clear();
+      std::vector<std::pair<double, std::string>> regressed;
       for (const auto& cc : cmp.configs) {
-        if (cc.verdict == reports::Verdict::kRegression) chosen.push_back(cc.key);
+        if (cc.verdict == reports::Verdict::kRegression) regressed.emplace_back(cc.p_primary, cc.key);
         open |= cc.paired && cc.sequential.open;
+      }
+      std::sort(regressed.begin(), regressed.end());
+      for (const auto& [p, key] : regressed) chosen.push_back(key);
+      // One config (the most significant) unless asked for all: each probe's comparisons then form a family
+      // of one, so 10 seed pairs can decide at the first look.
+      if (!o_.all_configs && chosen.size() > 1) {
+        for (size_t i = 1; i < chosen.size(); ++i) fmt::print("bisect: also regressed (not probed): {}\n", chosen[i]);
+        chosen.resize(1);
       }
       if (!chosen.empty() || !open) break;
       configs_.clear();
@@ -338,6 +349,9 @@ CommandFn add_bisect_command(CLI::App& s) {
   s.add_option("--work", o->work, "Worktrees, builds, runs and logs; reused when resuming (default .recallbench/bisect)");
   s.add_option("--db", o->db, "History database every probe's runs go into (default as `recallbench history`)");
   s.add_flag("--no-record", o->no_record, "Do not record the probes' runs into the history");
+  s.add_flag("--all-configs", o->all_configs,
+             "Probe every config that regressed between the ends (default: the most significant one, which lets a "
+             "probe decide on fewer seeds)");
   s.add_option("--alpha", o->alpha, "Chance of any wrong call over the whole bisect (default 0.05)")
       ->check(CLI::Range(1e-6, 0.5));
   s.add_option("--max-seeds", o->max_seeds, "Seeds per config a probe may use before it is undecided (default 40)")

@@ -202,7 +202,8 @@ CommandFn add_history_command(CLI::App& s) {
   add->add_option("--branch", o->branch, "Branch name to record with the commit");
   add->add_option("--repo", o->repo, "The git repository the commits are in (default: the current directory)");
   add->add_option("--reference", o->reference,
-                  "Benchmark files: the benchmark every time is divided by (default ceiling/gemm_fp32/N:512)");
+                  "Benchmark files: the benchmark every time is divided by, a name or its prefix (default "
+                  "ceiling/gemm_fp32/N:512, the GEMM ceiling `recallbench bench` measures in the same run; none: raw ns)");
   add->add_flag("--allow-dirty", o->allow_dirty, "Record results built from a dirty tree under its base commit");
   add_db_option(add, *o);
   auto* imp = s.add_subcommand("import", "Read JSON Lines (history export's form, docs/tracking.md) into the database");

@@ -126,6 +126,16 @@ try:
     check(export(db2) == dump, "refused imports changed the database")
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
 
+    # A benchmark file (recallbench bench --out): kernels relative to the GEMM ceiling of the same run, the
+    # ceilings themselves left out; a reference the file lacks is exit 2.
+    bench = os.path.join(SRC, "ci/baselines/bench-smoke.json")
+    dbb = os.path.join(tmp, "bench.sqlite")
+    run("history", "add", bench, "--commit", heads[0], "--repo", repo, "--db", dbb, contains="4 benchmarks")
+    speed = run("history", "log", "--metric", "speed", "--db", dbb).stdout
+    check("ceiling/" not in speed and "gla_fused" in speed, "history log --metric speed:\n" + speed)
+    run("history", "add", bench, "--commit", heads[1], "--repo", repo, "--db", dbb, "--reference", "nosuch",
+        expect=2, contains="no benchmark named nosuch")
+
     # The history as the gate's baseline: two commits at 9/10, then a current store at 3/10 (a regression)
     # and one at 9/10 (none).
     dbg = os.path.join(tmp, "gate.sqlite")
