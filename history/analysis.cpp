@@ -461,6 +461,11 @@ std::string log_table(const Analysis& a, Metric metric) {
       cells.push_back(std::move(m));
     }
   }
+  if (names.empty())
+    return fmt::format("no {} recorded for {}{}\n", metric == Metric::kSpeed ? "benchmarks" : "configs",
+                       metric_name(metric),
+                       metric == Metric::kSpeed ? " (history add a `recallbench bench --out` file)"
+                                                : " (history add a results store; --metric speed for benchmarks)");
   std::string out = fmt::format("{} per commit ({}):\n", metric_name(metric),
                                 metric == Metric::kLockIn  ? "seeds locked in / seeds"
                                 : metric == Metric::kTime  ? "Kaplan-Meier median steps to lock-in; >budget when not reached"
