@@ -560,6 +560,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
     for (auto& [seed, s] : seeds) cfg.seeds.push_back(s);
     if (json doc = history.config_document(latest_commit, cur.key); doc.is_object()) {
       doc["seeds"] = reports::config_to_json(cfg, false).at("seeds");  // the stored identity, the pooled seeds
+      doc.erase("summary");
       cfg = reports::config_from_json(doc, history.path() + ": config " + cur.key);
     }
     if (notes)

@@ -552,7 +552,9 @@ Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
     }
     reports::Config identity = cfg;
     identity.seeds.clear();
-    batch.config_documents[{commit.hash, cfg.key}] = reports::config_to_json(identity, false);
+    json doc = reports::config_to_json(identity, false);
+    doc.erase("summary");  // the identity carries no seeds, so no summary of them
+    batch.config_documents[{commit.hash, cfg.key}] = std::move(doc);
   }
   return batch;
 }

@@ -420,12 +420,36 @@ Config read_config(const json& j, const std::string& where) {
                                    s.locked_in, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
     if (s.steps < 0 || (s.locked_in && s.steps > 0 && s.lock_in_step > s.steps))
       throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
+    // A seed locks in when its held-out accuracy reaches the recipe's threshold: a locked-in seed whose best
+    // accuracy never did was edited.
+    if (s.locked_in && sj.contains("best_accuracy") && c.train.contains("threshold") && c.train.at("threshold").is_number() &&
+        s.best_accuracy < c.train.at("threshold").get<double>() - 1e-9)
+      throw UsageError(fmt::format("{}: locked_in is true but best_accuracy {} never reached the threshold {}: the "
+                                   "outcome contradicts itself (edited?)",
+                                   w, s.best_accuracy, c.train.at("threshold").get<double>()),
+                       "re-record the file from its results with recallbench");
     s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
     s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
     s.curve = curve_from_json(sj.value("curve", json::array()));
     c.seeds.push_back(std::move(s));
   }
   std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
+  // A stored summary must be the summary of the stored seeds (both are written together from the same runs).
+  if (j.contains("summary") && j.at("summary").is_object()) {
+    const json& sum = j.at("summary");
+    const ConfigSummary mine = summarize(c);
+    const auto stored_k = sum.contains("locked_in") && sum.at("locked_in").is_number_integer() ? sum.at("locked_in").get<int64_t>() : mine.k;
+    const auto stored_n = sum.contains("seeds") && sum.at("seeds").is_number_integer() ? sum.at("seeds").get<int64_t>() : mine.n;
+    double stored_median = mine.recall.median;
+    if (sum.contains("recall") && sum.at("recall").is_object() && sum.at("recall").contains("median") &&
+        sum.at("recall").at("median").is_number())
+      stored_median = sum.at("recall").at("median").get<double>();
+    if (stored_k != mine.k || stored_n != mine.n || std::fabs(stored_median - mine.recall.median) > 1e-9)
+      throw UsageError(fmt::format("{}: its summary ({} of {} locked in, median recall {:.6g}) disagrees with its per-seed "
+                                   "outcomes ({} of {}, {:.6g}): the file contradicts itself (edited?)",
+                                   where, stored_k, stored_n, stored_median, mine.k, mine.n, mine.recall.median),
+                       "re-record the file from its results with recallbench");
+  }
   return c;
 }
 
