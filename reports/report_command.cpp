@@ -20,6 +20,12 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   std::optional<Baseline> baseline;
   if (!baseline_path.empty() && !baseline_from) baseline = read_baseline(baseline_path);
   const RunSet runs = load_results(current_path);
+  if (!runs.missing_planned.empty())
+    std::fprintf(stderr,
+                 "warning: %zu of the runs %s/plan.json plans have no result (first: %s); the comparison uses only the "
+                 "%lld runs present: finish them with the same run command\n",
+                 runs.missing_planned.size(), current_path.c_str(), runs.missing_planned.front().c_str(),
+                 static_cast<long long>(runs.run_count));
   if (baseline_from) baseline = baseline_from(runs);
   json bench = nullptr;
   if (!out.bench.empty()) {

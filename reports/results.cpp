@@ -223,6 +223,17 @@ RunSet read_results(const fs::path& path) {
     RunSet set = group_runs(docs);
     set.source = path.string();
     read_plan(path / "plan.json", set);
+    // The plan's runs that have no document here: said, so that nobody gates on a partial store unknowingly.
+    if (fs::exists(path / "plan.json")) {
+      const json plan = read_json_file(path / "plan.json");
+      std::set<std::string> have;
+      for (const auto& [where, d] : docs)
+        if (d.is_object() && d.contains("key") && d.at("key").is_string()) have.insert(d.at("key").get<std::string>());
+      if (plan.contains("runs") && plan.at("runs").is_array())
+        for (const auto& r : plan.at("runs"))
+          if (r.is_object() && r.contains("key") && r.at("key").is_string() && !have.count(r.at("key").get<std::string>()))
+            set.missing_planned.push_back(r.at("key").get<std::string>());
+    }
     return set;
   }
   const json doc = read_json_file(path);

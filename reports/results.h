@@ -88,6 +88,7 @@ struct RunSet {
   std::string battery;                // the battery of DIR/plan.json ("" when none)
   json battery_document = nullptr;    // the battery document of DIR/plan.json (null when none)
   std::vector<ContrastSpec> declared_contrasts;  // the contrasts DIR/plan.json declares
+  std::vector<std::string> missing_planned;      // run keys DIR/plan.json plans that have no document in DIR
 };
 
 // Reads results. `path` may be a results directory (its runs/*.json, or *.json directly in it; with the

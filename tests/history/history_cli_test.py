@@ -147,6 +147,14 @@ try:
     run("compare", "--baseline-history", os.path.join(tmp, "none.sqlite"), "--current", c, expect=2)
     run("compare", "--baseline-history", dbg, "--baseline", "x.json", "--current", c, expect=2, contains="expected one")
 
+    # A store missing planned runs is compared, and says so.
+    partial = os.path.join(tmp, "partial")
+    shutil.copytree(c, partial)
+    with open(os.path.join(partial, "plan.json"), "w") as f:
+        json.dump({"kind": "recallbench.plan", "battery": {"name": "tiny"},
+                   "runs": [{"key": "mqar/diag/never-run/seed:99"}]}, f)
+    run("compare", "--baseline-history", dbg, "--current", partial, expect=1, contains="have no result")
+
     # Changes on a simulated lock-in drop at commit 17 of 30.
     sim = subprocess.run([sys.executable, SIMULATE, "lockin"], check=True, capture_output=True, text=True).stdout
     db3 = os.path.join(tmp, "sim.sqlite")
