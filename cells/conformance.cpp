@@ -127,4 +127,13 @@ std::vector<ConformanceCheck> check_cell(const ConformanceOptions& o) {
   return out;
 }
 
+std::string print_checks(const std::vector<ConformanceCheck>& checks) {
+  std::string failed;
+  for (const auto& k : checks) {
+    fmt::print("  {:<12} {}  {}\n", k.name, k.pass ? "pass" : "FAIL", k.figure);
+    if (!k.pass) failed += (failed.empty() ? "" : ", ") + k.name;
+  }
+  return failed;
+}
+
 }  // namespace rb

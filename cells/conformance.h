@@ -42,4 +42,8 @@ struct ConformanceCheck {
 // Runs every check. A cell that cannot be built throws (UsageError for bad input).
 std::vector<ConformanceCheck> check_cell(const ConformanceOptions& options);
 
+// Prints one line per check ("  causal       pass  figure") to stdout and returns the failed checks' names,
+// comma-separated ("" when every check passed): check-cell's and score's table.
+std::string print_checks(const std::vector<ConformanceCheck>& checks);
+
 }  // namespace rb

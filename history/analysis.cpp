@@ -18,12 +18,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median_of(const std::vector<double>& v) { return reports::spread(v).median; }  // NaN when empty
 
 stats::SurvivalObservation survival_of(const Outcome& o) {
   return o.lock_in_step ? stats::SurvivalObservation{static_cast<double>(*o.lock_in_step), true}

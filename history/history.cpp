@@ -310,17 +310,6 @@ std::vector<CommitInfo> History::commits() const {
   return order_commits(std::move(out));
 }
 
-std::optional<CommitInfo> History::find_commit(const std::string& rev) const {
-  std::optional<CommitInfo> found;
-  if (rev.empty()) return found;
-  for (auto& c : commits())
-    if (c.hash.rfind(rev, 0) == 0) {
-      if (found) throw UsageError("commit prefix " + rev + " is ambiguous in the history", "give more hex digits");
-      found = c;
-    }
-  return found;
-}
-
 std::vector<Outcome> History::outcomes(const std::string& config) const {
   auto st = impl_->db.prepare(
       "SELECT commit_hash, config, seed, locked_in, lock_in_step, budget, recall, best_recall, status, state_size, "
@@ -562,11 +551,7 @@ Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
 Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit, const std::string& reference) {
   Batch batch;
   batch.commits.push_back(commit);
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  };
+  const auto median = [](const std::vector<double>& v) { return reports::spread(v).median; };
   // The reference by its name, or by a prefix of it (`recallbench bench` appends the time key, e.g.
   // ceiling/gemm_fp32/N:512/process_time); "none" or "" records raw medians (ns).
   double ref = 1.0;

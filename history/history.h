@@ -117,7 +117,6 @@ class History {
 
   // Commits in history order: parents before children (following the parent chain), otherwise by date.
   std::vector<CommitInfo> commits() const;
-  std::optional<CommitInfo> find_commit(const std::string& hash_or_prefix) const;
   std::vector<Outcome> outcomes(const std::string& config = "") const;   // "" = all, ordered by config, commit, seed
   std::vector<Benchmark> benchmarks() const;
   std::vector<Verdict> verdicts() const;

@@ -178,6 +178,29 @@ double trend(const Scored& sc, const std::vector<int64_t>& order, double* z_out)
   return std::fabs(z);
 }
 
+// Fisher–Yates with the generator's raw draws (the same sequence on every platform).
+template <typename T>
+void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<size_t>(rng() % i)]);
+}
+
+// The permutation p of `out.statistic`: draws `permuted(rng)` (one permutation's statistic) at least
+// `permutations` times, growing tenfold while fewer than 10 exceed, up to `max_permutations`.
+template <typename Permuted>
+void permutation_p(ChangeTest& out, const ChangeTestOptions& options, uint64_t seed, Permuted&& permuted) {
+  std::mt19937_64 rng(seed);
+  const double bar = out.statistic * (1.0 - 1e-9);
+  int64_t exceed = 0, drawn = 0, target = std::max<int64_t>(options.permutations, 1);
+  while (true) {
+    for (; drawn < target; ++drawn)
+      if (permuted(rng) >= bar) ++exceed;
+    if (exceed >= 10 || target >= options.max_permutations) break;
+    target = std::min(options.max_permutations, target * 10 + 9);
+  }
+  out.permutations = drawn;
+  out.p = static_cast<double>(1 + exceed) / static_cast<double>(1 + drawn);
+}
+
 template <typename Statistic>
 ChangeTest permute(const Scored& sc, const ChangeTestOptions& options, Statistic&& statistic) {
   ChangeTest out;
@@ -186,20 +209,10 @@ ChangeTest permute(const Scored& sc, const ChangeTestOptions& options, Statistic
   std::vector<int64_t> order(static_cast<size_t>(groups));
   std::iota(order.begin(), order.end(), 0);
   out.statistic = statistic(order, &out.split, &out.z);
-  std::mt19937_64 rng(options.seed);
-  const double bar = out.statistic * (1.0 - 1e-9);
-  int64_t exceed = 0, drawn = 0, target = std::max<int64_t>(options.permutations, 1);
-  while (true) {
-    for (; drawn < target; ++drawn) {
-      for (int64_t i = groups - 1; i > 0; --i)
-        std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(rng() % static_cast<uint64_t>(i + 1))]);
-      if (statistic(order, nullptr, nullptr) >= bar) ++exceed;
-    }
-    if (exceed >= 10 || target >= options.max_permutations) break;
-    target = std::min(options.max_permutations, target * 10 + 9);
-  }
-  out.permutations = drawn;
-  out.p = static_cast<double>(1 + exceed) / static_cast<double>(1 + drawn);
+  permutation_p(out, options, options.seed, [&](std::mt19937_64& rng) {
+    shuffle(order, rng);
+    return statistic(order, nullptr, nullptr);
+  });
   return out;
 }
 
@@ -241,26 +254,17 @@ ChangeTest permute_within(const Scored& sc, const Blocked& bl, const ChangeTestO
   };
   group_sums();
   out.statistic = statistic(sums, &out.split, &out.z);
-  std::mt19937_64 rng(options.seed ^ 0xb10c);
-  const double bar = out.statistic * (1.0 - 1e-9);
-  int64_t exceed = 0, drawn = 0, target = std::max<int64_t>(options.permutations, 1);
   std::vector<double> tmp;
-  while (true) {
-    for (; drawn < target; ++drawn) {
-      for (const auto& members : bl.blocks) {
-        tmp.clear();
-        for (size_t i : members) tmp.push_back(bl.centred[i]);
-        for (size_t i = tmp.size() - 1; i > 0; --i) std::swap(tmp[i], tmp[static_cast<size_t>(rng() % (i + 1))]);
-        for (size_t j = 0; j < members.size(); ++j) values[members[j]] = tmp[j];
-      }
-      group_sums();
-      if (statistic(sums, nullptr, nullptr) >= bar) ++exceed;
+  permutation_p(out, options, options.seed ^ 0xb10c, [&](std::mt19937_64& rng) {
+    for (const auto& members : bl.blocks) {
+      tmp.clear();
+      for (size_t i : members) tmp.push_back(bl.centred[i]);
+      shuffle(tmp, rng);
+      for (size_t j = 0; j < members.size(); ++j) values[members[j]] = tmp[j];
     }
-    if (exceed >= 10 || target >= options.max_permutations) break;
-    target = std::min(options.max_permutations, target * 10 + 9);
-  }
-  out.permutations = drawn;
-  out.p = static_cast<double>(1 + exceed) / static_cast<double>(1 + drawn);
+    group_sums();
+    return statistic(sums, nullptr, nullptr);
+  });
   return out;
 }
 

@@ -65,12 +65,8 @@ int run_check_cell(const CheckCellOptions& o) {
   c.impl = o.impl;
   auto checks = check_cell(c);
   if (o.learn) checks.push_back(learn_check(cell, o));
-  std::string failed;
   fmt::print("check-cell {} (d_model {}, budget {}, length {}, impl {})\n", cell.name, o.d_model, o.budget, o.length, o.impl);
-  for (const auto& k : checks) {
-    fmt::print("  {:<12} {}  {}\n", k.name, k.pass ? "pass" : "FAIL", k.figure);
-    if (!k.pass) failed += (failed.empty() ? "" : ", ") + k.name;
-  }
+  const std::string failed = print_checks(checks);
   if (!failed.empty()) {
     fmt::print("check-cell: {} failed: {}\n", cell.name, failed);
     return kExitRegression;

@@ -8,7 +8,9 @@
 //   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]
 // The database: --db, else $RECALLBENCH_HISTORY, else .recallbench/history.sqlite (current directory).
 // Exit codes: 0 ok (with or without changes found), 2 bad input (nothing written), 4 internal error.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -72,18 +74,20 @@ void print_summary(const history::IngestSummary& s, const std::string& db) {
 int run_add(const HistoryOptions& o) {
   history::Batch batch;
   for (const auto& path : o.inputs) {  // read and check everything before the database is opened for writing
-    if (reports::is_bench_file(path)) {
+    if (std::filesystem::is_regular_file(path)) {  // one read decides what the file is
       const json doc = read_json_file(path);
-      std::string recorded;
-      if (doc.contains("recallbench") && doc["recallbench"].contains("context"))
-        recorded = doc["recallbench"]["context"].value("git_commit", "");
-      auto commit = commit_for(o, recorded, path);
-      merge(batch, history::batch_from_bench(reports::bench_file_from_json(doc, path), commit, o.reference));
-      fmt::print("{}: benchmarks of commit {}\n", path, commit.hash.substr(0, 12));
-      continue;
-    }
-    if (std::filesystem::is_regular_file(path)) {
-      const json doc = read_json_file(path);
+      if (reports::is_bench_json(doc)) {
+        const std::string recorded = with_json_errors(path, [&] {
+          const json& rb = doc.contains("recallbench") ? doc.at("recallbench") : json::object();
+          return rb.is_object() && rb.contains("context") && rb.at("context").is_object()
+                     ? rb.at("context").value("git_commit", std::string())
+                     : std::string();
+        });
+        auto commit = commit_for(o, recorded, path);
+        merge(batch, history::batch_from_bench(reports::bench_file_from_json(doc, path), commit, o.reference));
+        fmt::print("{}: benchmarks of commit {}\n", path, commit.hash.substr(0, 12));
+        continue;
+      }
       if (doc.is_object() && doc.value("kind", "") == "recallbench.verdicts") {
         if (o.commit.empty())
           throw UsageError(path + ": a verdicts file records no commit", "pass --commit REV (the commit verify ran on)");
@@ -116,9 +120,13 @@ int run_import(const HistoryOptions& o) {
   if (o.inputs.front() == "-") {
     batch = history::parse_jsonl(std::cin, "standard input");
   } else {
+    // A pipe is fine (import <(...)); a directory would read as an empty file and record nothing.
+    if (std::filesystem::is_directory(o.inputs.front()))
+      throw UsageError("history import: " + o.inputs.front() + " is a directory, expected a JSON Lines file (or -)");
     std::ifstream in(o.inputs.front());
-    if (!in) throw UsageError("cannot read " + o.inputs.front());
+    if (!in) throw UsageError("cannot read " + o.inputs.front() + ": " + std::strerror(errno));
     batch = history::parse_jsonl(in, o.inputs.front());
+    if (in.bad()) throw UsageError("history import: reading " + o.inputs.front() + " failed: " + std::strerror(errno));
   }
   history::History h(history::resolve_database(o.db), history::History::Mode::kWrite);
   print_summary(h.ingest(batch), h.path());

@@ -63,11 +63,7 @@ bool check_at_battery_sizes(const ScoreOptions& o, const Plan& plan) {
   const auto checks = check_cell(c);
   fmt::print("1. check-cell {} at the battery's sizes (d_model {}, budget {}, length {})\n", o.cell, c.d_model,
              c.state_budget, c.length);
-  std::string failed;
-  for (const auto& k : checks) {
-    fmt::print("  {:<12} {}  {}\n", k.name, k.pass ? "pass" : "FAIL", k.figure);
-    if (!k.pass) failed += (failed.empty() ? "" : ", ") + k.name;
-  }
+  const std::string failed = print_checks(checks);
   if (!failed.empty()) fmt::print("score: {} failed: {}; nothing was trained\n", o.cell, failed);
   return failed.empty();
 }

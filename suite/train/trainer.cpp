@@ -185,15 +185,20 @@ static void require_causal(Cell& cell, const RunSpec& spec, int64_t length) {
                          " --length " + std::to_string(length) + ")");
 }
 
-int64_t state_size_of(const RunSpec& spec) {
+// The cell of a run, as the model builds it, for sequences up to `max_length`.
+static std::shared_ptr<Cell> cell_of(const RunSpec& spec, int64_t max_length) {
   CellConfig cfg;
   cfg.d_model = spec.model.d_model;
   cfg.state_budget = spec.model.state_budget;
-  cfg.max_length = make_task(spec.task.name, spec.task.options)->length();
+  cfg.max_length = max_length;
   cfg.impl = spec.train.impl;
   cfg.options = spec.cell.options;
   cfg.path = spec.cell.path;
-  return make_cell(spec.cell.name, cfg)->state_size();
+  return make_cell(spec.cell.name, cfg);
+}
+
+int64_t state_size_of(const RunSpec& spec) {
+  return cell_of(spec, make_task(spec.task.name, spec.task.options)->length())->state_size();
 }
 
 RunSpec resolve_spec(RunSpec spec) {
@@ -217,14 +222,7 @@ RunSpec resolve_spec(RunSpec spec) {
     RB_CHECK_INPUT(length >= 1, "train: eval_lengths must be ≥ 1, got " + std::to_string(length));
     task_at_length(spec, length);  // builds it: impossible lengths fail here, before any training
   }
-  CellConfig cfg;
-  cfg.d_model = spec.model.d_model;
-  cfg.state_budget = spec.model.state_budget;
-  cfg.max_length = task->length();
-  cfg.impl = spec.train.impl;
-  cfg.options = spec.cell.options;
-  cfg.path = spec.cell.path;
-  const auto cell = make_cell(spec.cell.name, cfg);
+  const auto cell = cell_of(spec, task->length());
   spec.cell.options = cell->resolved_options();
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in
   // Causality at every split point of every length the run will see, before any compute is spent.
