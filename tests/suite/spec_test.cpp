@@ -67,3 +67,21 @@ TEST(RunSpec, MissingOrMistypedFieldsAreNamed) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// A script cell's content hash that happens to be all decimal digits is not a size (1 file in ~280 had its run
+// refused as "outside the plausible range"); a sizing option given as text is still checked.
+TEST(RunSpec, ContentHashIsNotASize) {
+  RunSpec s;
+  s.cell.name = "script:x";
+  s.task.name = "mqar";
+  s.cell.options = {{"content_hash", "521218929730"}};
+  EXPECT_NO_THROW(check_plausible(s));
+  s.cell.options = {{"heads", "100000"}};
+  EXPECT_THROW(check_plausible(s), UsageError);
+}
+
+}  // namespace
+}  // namespace rb
