@@ -8,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
@@ -121,20 +122,36 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
     with_json_errors(w, [&] {
       if (!j.is_object()) throw UsageError(w + ": expected an object");
       check_fields(j, w, {"id", "claim", "source", "preset", "a", "b", "over", "statistic", "direction", "effect",
-                          "alpha", "gate", "needs", "note"});
+                          "alpha", "sided", "floor", "gate", "needs", "note", "of"});
       c.id = require_field<std::string>(j, "id", w);
       w = fmt::format("{}: claim '{}'", where, c.id);
       c.quote = require_field<std::string>(j, "claim", w);
       c.source = j.value("source", "");
       c.preset = j.value("preset", "");
-      c.a = side_from_json(require_field<json>(j, "a", w), w + ": a");
-      c.b = side_from_json(require_field<json>(j, "b", w), w + ": b");
-      c.over = j.value("over", "");
       c.statistic = require_field<std::string>(j, "statistic", w);
-      c.direction = require_field<std::string>(j, "direction", w);
       c.alpha = j.value("alpha", 0.05);
       c.gate = j.value("gate", false);
       c.needs = j.value("needs", "");
+      if (!(c.alpha > 0 && c.alpha < 1)) throw UsageError(w + ": field 'alpha' must be in (0, 1)", kHint);
+      const bool one_arm = c.statistic == "lottery" || c.statistic == "at-most";
+      if (c.statistic == "all-of") {
+        for (const char* f : {"a", "b", "over", "effect", "direction"})
+          if (j.contains(f)) throw UsageError(w + ": an all-of claim has no field '" + f + "'", kHint);
+        const json of = require_field<json>(j, "of", w);
+        if (!of.is_array() || of.empty()) throw UsageError(w + ": field 'of' must be a non-empty array of claim ids", kHint);
+        for (const auto& id : of) {
+          if (!id.is_string()) throw UsageError(w + ": field 'of' must hold claim ids (strings)", kHint);
+          c.of.push_back(id.get<std::string>());
+        }
+        c.direction = "all";
+        return;
+      }
+      if (j.contains("of")) throw UsageError(w + ": field 'of' is for all-of claims", kHint);
+      c.a = side_from_json(require_field<json>(j, "a", w), w + ": a");
+      if (one_arm && j.contains("b")) throw UsageError(w + ": a " + c.statistic + " claim has one side, a", kHint);
+      if (!one_arm) c.b = side_from_json(require_field<json>(j, "b", w), w + ": b");
+      c.over = j.value("over", "");
+      c.direction = one_arm ? "one-arm" : require_field<std::string>(j, "direction", w);
       const json effect = require_field<json>(j, "effect", w);
       if (c.statistic == "fisher") {
         c.effect_a = require_field<double>(effect, "a", w + ": effect");
@@ -149,17 +166,43 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
       } else if (c.statistic == "mann-whitney") {
         c.shift = require_field<double>(effect, "shift", w + ": effect");
         if (!(c.shift > 0 && c.shift <= 1)) throw UsageError(w + ": field 'effect.shift' must be in (0, 1]", kHint);
+      } else if (one_arm) {
+        const char* field = c.statistic == "lottery" ? "middle" : "recall";
+        c.bound = require_field<double>(effect, field, w + ": effect");
+        if (!(c.bound > 0 && c.bound < 1))
+          throw UsageError(w + ": field 'effect." + field + "' must be in (0, 1)", kHint);
       } else {
-        throw UsageError(w + ": field 'statistic': got '" + c.statistic + "', expected fisher or mann-whitney", kHint);
+        throw UsageError(w + ": field 'statistic': got '" + c.statistic +
+                             "', expected fisher, mann-whitney, lottery, at-most or all-of",
+                         kHint);
       }
-      if (c.direction != "greater" && c.direction != "less" && c.direction != "none" && c.direction != "not-less")
+      if (one_arm && j.contains("direction"))
+        throw UsageError(w + ": a " + c.statistic + " claim has no direction (it states a bound)", kHint);
+      if (!one_arm && c.direction != "greater" && c.direction != "less" && c.direction != "none" && c.direction != "not-less")
         throw UsageError(w + ": field 'direction': got '" + c.direction + "', expected greater, less, none or not-less",
                          kHint);
-      if (!(c.alpha > 0 && c.alpha < 1)) throw UsageError(w + ": field 'alpha' must be in (0, 1)", kHint);
+      c.sided = j.value("sided", 1);
+      if (one_arm && j.contains("sided")) throw UsageError(w + ": field 'sided' is for two-arm claims", kHint);
+      if (c.sided != 1 && c.sided != 2) throw UsageError(w + ": field 'sided' must be 1 or 2", kHint);
+      if (c.sided == 2 && c.direction != "greater" && c.direction != "less")
+        throw UsageError(w + ": field 'sided': a two-sided test is for a directional claim (greater or less)", kHint);
+      c.floor = j.value("floor", -1.0);
+      if (j.contains("floor") && !(c.floor >= 0 && c.floor <= 1))
+        throw UsageError(w + ": field 'floor' must be a recall in [0, 1]", kHint);
     });
     if (!ids.insert(c.id).second) throw UsageError(w + ": id '" + c.id + "' appears twice", kHint);
     set.claims.push_back(std::move(c));
   }
+  for (const Claim& c : set.claims)
+    for (const std::string& id : c.of) {
+      const auto part = std::find_if(set.claims.begin(), set.claims.end(), [&](const Claim& x) { return x.id == id; });
+      if (part == set.claims.end())
+        throw UsageError(where + ": claim '" + c.id + "': field 'of' names '" + id + "', which is not a claim here", kHint);
+      if (part->statistic == "all-of")
+        throw UsageError(where + ": claim '" + c.id + "': field 'of' names the all-of claim '" + id +
+                             "' (name its parts instead)",
+                         kHint);
+    }
   return set;
 }
 
@@ -197,8 +240,9 @@ std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const 
     }
   }
   std::vector<ConfigPair> pairs;
+  const bool one_arm = claim.direction == "one-arm";
   for (const auto& [depth, slot] : by_depth)
-    if (slot.first && slot.second) pairs.push_back(slot);
+    if (slot.first && (one_arm || slot.second)) pairs.push_back(slot);
   std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
     if (claim.over.empty()) return false;
     const json& a = x.first->task_options.at(claim.over);
@@ -208,14 +252,160 @@ std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const 
   return pairs;
 }
 
-// One depth: the claim's test in its expected and opposite directions, and its power for the claimed effect.
+int direction_sign(const Claim& claim) { return claim.direction == "less" ? -1 : 1; }
+
+// The claimed size: the lock-in rate difference or the recall shift (for none and not-less, the margin).
+double claimed_size(const Claim& claim) {
+  return claim.statistic == "fisher" ? std::abs(claim.effect_a - claim.effect_b) : claim.shift;
+}
+
+bool equivalence_kind(const Claim& claim) { return claim.direction == "none" || claim.direction == "not-less"; }
+
+// p of the claim's test in its expected (or the opposite) direction. Two-sided claims count a two-sided p
+// only on the side the data fall (the other side gets 1).
+struct SidedP {
+  double expected = 1.0, opposite = 1.0;
+};
+template <class OneSided>
+SidedP sided_p(const Claim& claim, OneSided p_of) {
+  if (claim.direction == "none") {
+    const double p = p_of(stats::Alternative::kTwoSided);
+    return {p, p};
+  }
+  const stats::Alternative up = claim.direction == "less" ? stats::Alternative::kLess : stats::Alternative::kGreater;
+  const double pe = p_of(up), po = p_of(flip(up));
+  if (claim.sided == 1) return {pe, po};
+  const double two = p_of(stats::Alternative::kTwoSided);
+  return pe <= po ? SidedP{two, 1.0} : SidedP{1.0, two};
+}
+
+std::vector<double> best_recalls(const Config& c) {
+  std::vector<double> out;
+  for (const auto& s : c.seeds)
+    out.push_back(std::max(std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0,
+                           std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0));
+  return out;
+}
+
+// Why a depth cannot separate the arms, or "" (see claims.h).
+std::string uninformative(const Claim& claim, const Config& a, const Config& b, const ConfigSummary& sa,
+                          const ConfigSummary& sb) {
+  const auto opts_without = [](json o, const char* key) {
+    o.erase(key);
+    return o;
+  };
+  if (a.task == "mqar" && b.task == "mqar" && a.task_options.value("supervision", json("sparse")) !=
+                                                  b.task_options.value("supervision", json("sparse")) &&
+      a.task_options.value("filler", json("zero")) == "zero" && b.task_options.value("filler", json("zero")) == "zero" &&
+      opts_without(a.task_options, "supervision") == opts_without(b.task_options, "supervision"))
+    return "vacuous: dense and sparse MQAR labels are the same labels when the filler is zero";
+  if (claim.statistic == "fisher") {
+    if (sa.k == 0 && sb.k == 0) return "floor: no seed of either arm locks in";
+    if (sa.k == sa.n && sb.k == sb.n) return "ceiling: every seed of both arms locks in";
+    return "";
+  }
+  if (2 * sa.k >= sa.n && 2 * sb.k >= sb.n)
+    return "ceiling: most seeds of both arms lock in and stop there, so their recalls are stopping points";
+  const double floor = claim.floor >= 0 ? claim.floor : 0.5 * a.threshold();
+  if (sa.k == 0 && sb.k == 0) {
+    const auto ba = best_recalls(a), bb = best_recalls(b);
+    const double top = std::max(*std::max_element(ba.begin(), ba.end()), *std::max_element(bb.begin(), bb.end()));
+    if (top < floor)
+      return fmt::format("floor: no seed of either arm learns (best recall {:.2f} < {:.2f}, none locks in)", top, floor);
+  }
+  return "";
+}
+
+// Power of the interval landing inside the margin when the arms do not differ (ties, non-inferiority).
+double equivalence_power(const Claim& claim, const Config& b, double pooled_rate, int64_t n_a, int64_t n_b,
+                         double alpha_each) {
+  const double m = claimed_size(claim);
+  const double level = 1.0 - 2.0 * alpha_each;
+  const auto inside = [&](double low, double high) {
+    return claim.direction == "none" ? low > -m && high < m : low > -m;
+  };
+  if (claim.statistic == "fisher") {
+    double power = 0.0;
+    for (int64_t x = 0; x <= n_a; ++x)
+      for (int64_t y = 0; y <= n_b; ++y) {
+        const stats::Interval i = stats::newcombe_difference(x, n_a, y, n_b, level);
+        if (!inside(i.low, i.high)) continue;
+        const auto binom = [&](int64_t k, int64_t n) {
+          if (pooled_rate <= 0) return k == 0 ? 1.0 : 0.0;
+          if (pooled_rate >= 1) return k == n ? 1.0 : 0.0;
+          return std::exp(stats::log_choose(n, k) + k * std::log(pooled_rate) + (n - k) * std::log1p(-pooled_rate));
+        };
+        power += binom(x, n_a) * binom(y, n_b);
+      }
+    return power;
+  }
+  const auto rb = recalls(b);
+  std::mt19937_64 rng(20261130);
+  std::uniform_int_distribution<size_t> pick(0, rb.size() - 1);
+  constexpr int kDraws = 200;
+  int hits = 0;
+  std::vector<double> x(n_a), y(n_b);
+  for (int d = 0; d < kDraws; ++d) {
+    for (auto& v : x) v = rb[pick(rng)];
+    for (auto& v : y) v = rb[pick(rng)];
+    const stats::ShiftEstimate e = stats::hodges_lehmann(x, y, level);
+    hits += inside(e.low, e.high) ? 1 : 0;
+  }
+  return static_cast<double>(hits) / kDraws;
+}
+
+// Exact power of the claim's Fisher test, counted only when significant in the expected direction.
+double fisher_directional_power(const Claim& claim, int64_t n_a, int64_t n_b, double alpha_each) {
+  if (claim.sided == 1)
+    return stats::fisher_power(claim.effect_a, claim.effect_b, n_a, n_b, alpha_each, power_alternative(claim.direction));
+  double power = 0.0;
+  const auto binom = [](int64_t k, int64_t n, double p) {
+    if (p <= 0) return k == 0 ? 1.0 : 0.0;
+    if (p >= 1) return k == n ? 1.0 : 0.0;
+    return std::exp(stats::log_choose(n, k) + k * std::log(p) + (n - k) * std::log1p(-p));
+  };
+  for (int64_t x = 0; x <= n_a; ++x)
+    for (int64_t y = 0; y <= n_b; ++y) {
+      const double side = static_cast<double>(x) / n_a - static_cast<double>(y) / n_b;
+      if (side * direction_sign(claim) <= 0) continue;
+      const stats::Table2x2 t{x, n_a - x, y, n_b - y};
+      if (stats::significant(stats::fisher_p_value(t, stats::Alternative::kTwoSided), alpha_each))
+        power += binom(x, n_a, claim.effect_a) * binom(y, n_b, claim.effect_b);
+    }
+  return power;
+}
+
+// Counts and p at the stated threshold and below it, 0.1 apart down to half of it.
+std::vector<ClaimComparison::AtThreshold> threshold_sensitivity(const Claim& claim, const Config& a, const Config& b) {
+  std::vector<ClaimComparison::AtThreshold> out;
+  const double stated = a.threshold();
+  const auto count = [](const Config& c, double t, bool at_stated) {
+    int64_t k = 0;
+    for (const auto& s : c.seeds)
+      k += (s.status == "ok" && (s.locked_in || (!at_stated && std::isfinite(s.best_accuracy) && s.best_accuracy >= t))) ? 1 : 0;
+    return k;
+  };
+  std::vector<double> ladder{stated};  // then the round tenths below it, down to half of it
+  for (double t = std::ceil(stated * 10 - 1) / 10; t >= 0.5 * stated - 1e-9; t -= 0.1)
+    if (t < stated - 1e-9) ladder.push_back(std::round(t * 10) / 10);
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    const double t = ladder[i];
+    ClaimComparison::AtThreshold at;
+    at.threshold = t;
+    at.k_a = count(a, t, i == 0);
+    at.k_b = count(b, t, i == 0);
+    const int64_t n_a = static_cast<int64_t>(a.seeds.size()), n_b = static_cast<int64_t>(b.seeds.size());
+    const stats::Table2x2 table{at.k_a, n_a - at.k_a, at.k_b, n_b - at.k_b};
+    at.p = sided_p(claim, [&](stats::Alternative alt) { return stats::fisher_p_value(table, alt); }).expected;
+    out.push_back(at);
+  }
+  return out;
+}
+
+// One depth: the claim's test in its expected and opposite directions, the interval for a − b, whether the
+// depth can separate the arms at all, and the power.
 ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double alpha_each) {
   const auto& [a, b] = pair;
-  const stats::Alternative expected = claim.direction == "less" ? stats::Alternative::kLess
-                                      : claim.direction == "none" ? stats::Alternative::kTwoSided
-                                                                  : stats::Alternative::kGreater;
-  const stats::Alternative opposite =
-      expected == stats::Alternative::kTwoSided ? stats::Alternative::kTwoSided : flip(expected);
   ClaimComparison cmp;
   cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
   cmp.key_a = a->key;
@@ -223,51 +413,90 @@ ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double 
   const ConfigSummary sa = summarize(*a), sb = summarize(*b);
   cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
   cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
+  cmp.uninformative = uninformative(claim, *a, *b, sa, sb);
+  const double level = 1.0 - 2.0 * alpha_each;
+  SidedP p;
   if (claim.statistic == "fisher") {
     const stats::Table2x2 t{sa.k, sa.n - sa.k, sb.k, sb.n - sb.k};
-    cmp.p_expected = stats::fisher_p_value(t, expected);
-    cmp.p_opposite = stats::fisher_p_value(t, opposite);
-    cmp.power = stats::fisher_power(claim.effect_a, claim.effect_b, sa.n, sb.n, alpha_each,
-                                    power_alternative(claim.direction));
+    p = sided_p(claim, [&](stats::Alternative alt) { return stats::fisher_p_value(t, alt); });
+    const stats::Interval i = stats::newcombe_difference(sa.k, sa.n, sb.k, sb.n, level);
+    cmp.effect = sa.rate - sb.rate, cmp.low = i.low, cmp.high = i.high;
+    cmp.sensitivity = threshold_sensitivity(claim, *a, *b);
   } else {
     const auto ra = recalls(*a), rb = recalls(*b);
-    cmp.p_expected = stats::mann_whitney_u(ra, rb, expected).p_value;
-    cmp.p_opposite = stats::mann_whitney_u(ra, rb, opposite).p_value;
-    cmp.power = mw_power(rb, signed_shift(claim), sa.n, sb.n, alpha_each, power_alternative(claim.direction));
+    p = sided_p(claim, [&](stats::Alternative alt) { return stats::mann_whitney_u(ra, rb, alt).p_value; });
+    const stats::ShiftEstimate e = stats::hodges_lehmann(ra, rb, level);
+    cmp.effect = e.estimate, cmp.low = std::max(-1.0, e.low), cmp.high = std::min(1.0, e.high);
   }
+  cmp.p_expected = p.expected;
+  cmp.p_opposite = p.opposite;
+  if (equivalence_kind(claim))
+    cmp.power = equivalence_power(claim, *b, static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1),
+                                  sa.n, sb.n, alpha_each);
+  else if (claim.statistic == "fisher")
+    cmp.power = fisher_directional_power(claim, sa.n, sb.n, alpha_each);
+  else
+    cmp.power = mw_power(recalls(*b), signed_shift(claim), sa.n, sb.n, alpha_each / claim.sided,
+                         power_alternative(claim.direction));
   return cmp;
 }
 
-// "observed +0.800 lock-in rate, claimed +0.50 lock-in rate; power 1.00 for the claimed effect": the observed
-// effect beside the claimed one (significance alone does not say the size reproduced).
-std::string effect_note(const Claim& claim, const ClaimVerdict& v) {
-  double observed = 0.0;
-  for (const auto& c : v.comparisons)
-    observed += claim.statistic == "fisher"
-                    ? static_cast<double>(c.k_a) / std::max<int64_t>(c.n_a, 1) - static_cast<double>(c.k_b) / std::max<int64_t>(c.n_b, 1)
-                    : c.recall_a - c.recall_b;
-  observed /= static_cast<double>(v.comparisons.size());
-  const double size = claim.statistic == "fisher" ? std::abs(claim.effect_a - claim.effect_b) : claim.shift;
+// "observed +0.800 lock-in rate [+0.45, +0.95], claimed +0.50; power 1.00": the observed effect and its
+// interval beside the claimed one (significance alone does not say the size reproduced).
+std::string effect_note(const Claim& claim, const ClaimVerdict& v, const std::vector<ClaimComparison*>& used) {
+  const double size = claimed_size(claim);
   const char* unit = claim.statistic == "fisher" ? "lock-in rate" : "recall";
-  const std::string claimed = claim.direction == "greater" ? fmt::format("+{:.2f} {}", size, unit)
-                              : claim.direction == "less"  ? fmt::format("−{:.2f} {}", size, unit)
-                              : claim.direction == "none"  ? fmt::format("|Δ| < {:.2f} {}", size, unit)
-                                                           : fmt::format("Δ > −{:.2f} {} (not worse)", size, unit);
-  return fmt::format("observed {:+.3f}{}, claimed {}; power {:.2f} for the claimed effect", observed,
-                     claim.statistic == "fisher" ? " lock-in rate" : " recall", claimed, v.power);
+  const std::string claimed = claim.direction == "greater" ? fmt::format("+{:.2f}", size)
+                              : claim.direction == "less"  ? fmt::format("−{:.2f}", size)
+                              : claim.direction == "none"  ? fmt::format("|Δ| < {:.2f}", size)
+                                                           : fmt::format("Δ > −{:.2f} (not worse)", size);
+  std::string observed;
+  for (ClaimComparison* c : used)
+    observed += fmt::format("{}{:+.3f} [{:+.2f}, {:+.2f}]", observed.empty() ? "" : ", ", c->effect, c->low, c->high);
+  return fmt::format("observed {} {} ({}), claimed {}; power {:.2f}{}", unit, observed,
+                     claim.statistic == "fisher" ? "Newcombe interval" : "Hodges–Lehmann shift and interval", claimed,
+                     v.power, equivalence_kind(claim) ? " to show it when nothing differs" : " for the claimed effect");
 }
 
-// Seeds per arm (equal) that reach kClaimPower at these depths; 0 when 200 do not.
+// Seeds per arm (equal) that reach kClaimPower at these depths; 0 when the search's cap does not.
 int64_t seeds_needed(const Claim& claim, const ConfigPair& first, int64_t n_now, double alpha_each) {
+  const auto rb = recalls(*first.second);
+  if (equivalence_kind(claim)) {
+    const ConfigSummary sa = summarize(*first.first), sb = summarize(*first.second);
+    const double pooled = static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1);
+    const int64_t cap = claim.statistic == "fisher" ? 200 : 40;
+    for (int64_t n = std::max<int64_t>(2, n_now); n <= cap; n += n < 30 ? 1 : 5)
+      if (equivalence_power(claim, *first.second, pooled, n, n, alpha_each) >= kClaimPower) return n;
+    return 0;
+  }
   if (claim.statistic == "fisher") {
     const auto plan = stats::seeds_for_power(claim.effect_a, claim.effect_b, kClaimPower, alpha_each,
-                                             power_alternative(claim.direction), 200);
+                                             claim.sided == 2 ? stats::Alternative::kTwoSided
+                                                              : power_alternative(claim.direction),
+                                             200);
     return plan.reached ? plan.n : 0;
   }
-  const auto rb = recalls(*first.second);
   for (int64_t n = std::max<int64_t>(2, n_now); n <= 200; n += n < 30 ? 1 : 10)
-    if (mw_power(rb, signed_shift(claim), n, n, alpha_each, power_alternative(claim.direction)) >= kClaimPower) return n;
+    if (mw_power(rb, signed_shift(claim), n, n, alpha_each / claim.sided, power_alternative(claim.direction)) >= kClaimPower)
+      return n;
   return 0;
+}
+
+std::string sensitivity_line(const Claim& claim, const std::vector<ClaimComparison*>& used, double alpha) {
+  std::string line;
+  bool hangs = false;
+  for (ClaimComparison* c : used) {
+    if (c->sensitivity.empty()) continue;
+    const bool at_stated = stats::significant(c->sensitivity.front().p, alpha);
+    for (const auto& at : c->sensitivity) {
+      line += fmt::format("{}{:.2f}: {}/{} vs {}/{} (p {:.3g})", line.empty() ? "" : "; ", at.threshold, at.k_a, c->n_a,
+                          at.k_b, c->n_b, at.p);
+      hangs = hangs || stats::significant(at.p, alpha) != at_stated;
+    }
+  }
+  if (line.empty()) return "";
+  return "lock-in at the stated and lower thresholds (best accuracy at or above it; unadjusted p): " + line +
+         (hangs ? " — the significance hangs on the threshold" : " — the same significance at every threshold");
 }
 
 ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
@@ -281,39 +510,169 @@ ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
     return v;
   }
   const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
-  std::vector<double> pe, po;
-  for (const auto& pair : pairs) {
-    v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
-    pe.push_back(v.comparisons.back().p_expected);
-    po.push_back(v.comparisons.back().p_opposite);
+  for (const auto& pair : pairs) v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
+  std::vector<ClaimComparison*> used;
+  std::string left_out;
+  for (auto& c : v.comparisons) {
+    if (c.uninformative.empty()) {
+      used.push_back(&c);
+      continue;
+    }
+    left_out += fmt::format("{}{}{}", left_out.empty() ? "" : "; ",
+                            c.depth.is_null() ? "" : claim.over + "=" + c.depth.dump() + ": ", c.uninformative);
   }
-  // Holm over the depths, in each direction.
+  if (used.empty()) {
+    v.verdict = "not informative";
+    v.note = left_out;
+    v.sensitivity = sensitivity_line(claim, {&v.comparisons.front()}, claim.alpha);
+    return v;
+  }
+  // Holm over the informative depths, in each direction.
+  std::vector<double> pe, po;
+  for (ClaimComparison* c : used) pe.push_back(c->p_expected), po.push_back(c->p_opposite);
+  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
+  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
+  bool all_expected = true, any_opposite = false, size_ruled_out = false;
+  bool all_inside = true, any_outside = false;
+  const double size = claimed_size(claim);
+  const int sign = direction_sign(claim);
+  v.power = 1.0;
+  for (size_t i = 0; i < used.size(); ++i) {
+    ClaimComparison& c = *used[i];
+    c.p_expected_adj = pe_adj[i];
+    c.p_opposite_adj = po_adj[i];
+    all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
+    any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
+    const double reach = sign > 0 ? c.high : -c.low;  // how far the interval reaches in the expected direction
+    size_ruled_out = size_ruled_out || reach < size;
+    const bool inside = claim.direction == "none" ? c.low > -size && c.high < size : c.low > -size;
+    const bool outside = claim.direction == "none" ? c.low > size || c.high < -size : c.high < -size;
+    all_inside = all_inside && inside;
+    any_outside = any_outside || outside;
+    v.power = std::min(v.power, c.power);
+  }
+  const bool powered = v.power >= kClaimPower;
+  if (!equivalence_kind(claim)) {
+    if (all_expected) v.verdict = size_ruled_out ? "direction reproduced, size not" : "reproduced";
+    else if (any_opposite) v.verdict = "contradicted";
+    else v.verdict = powered ? "claimed size not reproduced" : "undecided";
+  } else {
+    v.verdict = all_inside ? "reproduced" : any_outside ? "contradicted" : "undecided";
+  }
+  v.note = effect_note(claim, v, used);
+  if (v.verdict == "undecided") {
+    v.seeds_needed = seeds_needed(claim, pairs.front(), v.comparisons.front().n_a, alpha_each);
+    v.note += v.seeds_needed ? fmt::format("; {} seeds per arm would reach {:.0f}%", v.seeds_needed, 100 * kClaimPower)
+                             : "; not reached within the search's seeds per arm";
+  }
+  if (!left_out.empty()) v.note += "; left out: " + left_out;
+  v.sensitivity = sensitivity_line(claim, used, claim.alpha);
+  return v;
+}
+
+// One-arm claims: the lottery's middle share, or recall at most a level (see claims.h).
+ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  ClaimVerdict v;
+  v.claim = &claim;
+  if (pairs.empty()) {
+    v.verdict = "not run";
+    v.note = !claim.needs.empty() ? "needs " + claim.needs
+                                  : "no results match side a" +
+                                        (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
+    return v;
+  }
+  const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
+  const bool lottery = claim.statistic == "lottery";
+  std::vector<ClaimComparison*> used;
+  std::string left_out;
+  for (const auto& pair : pairs) {
+    const Config& a = *pair.first;
+    ClaimComparison c;
+    c.depth = claim.over.empty() ? json(nullptr) : a.task_options.at(claim.over);
+    c.key_a = a.key;
+    const ConfigSummary sa = summarize(a);
+    c.n_a = sa.n;
+    c.recall_a = sa.recall.median;
+    const double floor = claim.floor >= 0 ? claim.floor : 0.5 * a.threshold();
+    int64_t learned = 0;
+    for (const auto& s : a.seeds) {
+      const double best = std::max(std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0,
+                                   std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
+      learned += s.locked_in || best >= floor ? 1 : 0;
+      if (lottery) c.k_a += !s.locked_in && best >= floor ? 1 : 0;  // in between: learned, never locked in
+      else c.k_a += std::isfinite(s.final_accuracy) && s.final_accuracy > claim.bound ? 1 : 0;
+    }
+    if (lottery && sa.k == sa.n) c.uninformative = "ceiling: every seed locks in";
+    if (lottery && learned == 0) c.uninformative = fmt::format("floor: no seed learns (best accuracy < {:.2f})", floor);
+    const double p0 = lottery ? claim.bound : 0.5;
+    c.p_expected = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kLess).p_value;
+    c.p_opposite = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kGreater).p_value;
+    const stats::Interval ci = stats::clopper_pearson(c.k_a, c.n_a, 1.0 - 2.0 * alpha_each);
+    c.effect = static_cast<double>(c.k_a) / c.n_a, c.low = ci.low, c.high = ci.high;
+    // Power when nothing sits in between (lottery) or every seed is below the level (at-most): whether
+    // k = 0 is significant with these seeds.
+    c.power = stats::significant(stats::binom_test(0, c.n_a, p0, stats::Alternative::kLess).p_value, alpha_each) ? 1.0 : 0.0;
+    v.comparisons.push_back(c);
+  }
+  for (auto& c : v.comparisons) {
+    if (c.uninformative.empty()) used.push_back(&c);
+    else left_out += fmt::format("{}{}{}", left_out.empty() ? "" : "; ",
+                                 c.depth.is_null() ? "" : claim.over + "=" + c.depth.dump() + ": ", c.uninformative);
+  }
+  if (used.empty()) {
+    v.verdict = "not informative";
+    v.note = left_out;
+    return v;
+  }
+  std::vector<double> pe, po;
+  for (ClaimComparison* c : used) pe.push_back(c->p_expected), po.push_back(c->p_opposite);
   const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
   const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
   bool all_expected = true, any_opposite = false;
   v.power = 1.0;
-  for (size_t i = 0; i < v.comparisons.size(); ++i) {
-    v.comparisons[i].p_expected_adj = pe_adj[i];
-    v.comparisons[i].p_opposite_adj = po_adj[i];
+  for (size_t i = 0; i < used.size(); ++i) {
+    used[i]->p_expected_adj = pe_adj[i];
+    used[i]->p_opposite_adj = po_adj[i];
     all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
     any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
-    v.power = std::min(v.power, v.comparisons[i].power);
+    v.power = std::min(v.power, used[i]->power);
   }
-  const bool powered = v.power >= kClaimPower;
-  if (claim.direction == "greater" || claim.direction == "less") {
-    if (all_expected) v.verdict = "reproduced";
-    else if (any_opposite) v.verdict = "contradicted";
-    else v.verdict = powered ? "no effect" : "undecided";
-  } else {
-    if (any_opposite) v.verdict = "contradicted";
-    else v.verdict = powered ? "reproduced" : "undecided";
-  }
-  v.note = effect_note(claim, v);
+  v.verdict = all_expected ? "reproduced" : any_opposite ? "contradicted" : "undecided";
+  const double p0 = lottery ? claim.bound : 0.5;
+  std::string observed;
+  for (ClaimComparison* c : used)
+    observed += fmt::format("{}{}/{} [{:.2f}, {:.2f}]", observed.empty() ? "" : ", ", c->k_a, c->n_a, c->low, c->high);
+  v.note = lottery ? fmt::format("seeds in between (learned, never locked in): {}, claimed share < {:.2f}", observed, claim.bound)
+                   : fmt::format("seeds above recall {:.2f}: {}, claimed: fewer than half", claim.bound, observed);
   if (v.verdict == "undecided") {
-    v.seeds_needed = seeds_needed(claim, pairs.front(), v.comparisons.front().n_a, alpha_each);
-    v.note += v.seeds_needed ? fmt::format("; {} seeds per arm would reach {:.0f}%", v.seeds_needed, 100 * kClaimPower)
-                             : "; not reached with 200 seeds per arm";
+    v.seeds_needed = static_cast<int64_t>(std::ceil(std::log(alpha_each) / std::log(1.0 - p0)));
+    v.note += fmt::format("; {} seeds would let a clean result (none {}) reach significance", v.seeds_needed,
+                          lottery ? "in between" : "above");
   }
+  if (!left_out.empty()) v.note += "; left out: " + left_out;
+  return v;
+}
+
+// The conjunction of other claims' verdicts.
+ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& parts) {
+  ClaimVerdict v;
+  v.claim = &claim;
+  std::vector<std::string> verdicts;
+  std::string listed;
+  for (const std::string& id : claim.of)
+    for (const auto& p : parts)
+      if (p.claim && p.claim->id == id) {
+        verdicts.push_back(p.verdict);
+        listed += fmt::format("{}{}: {}", listed.empty() ? "" : "; ", id, p.verdict);
+      }
+  const auto any = [&](const char* kind) { return std::find(verdicts.begin(), verdicts.end(), kind) != verdicts.end(); };
+  v.verdict = any("contradicted")      ? "contradicted"
+              : any("not run")         ? "not run"
+              : any("not informative") ? "not informative"
+              : std::all_of(verdicts.begin(), verdicts.end(), [](const std::string& x) { return x == "reproduced"; })
+                  ? "reproduced"
+                  : "undecided";
+  v.note = "all of: " + listed;
   return v;
 }
 
@@ -324,7 +683,13 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
   for (const auto& r : results)
     for (const auto& c : r.configs) configs.push_back(&c);
   std::vector<ClaimVerdict> out;
-  for (const auto& claim : set.claims) out.push_back(judge(claim, match_sides(claim, configs)));
+  for (const auto& claim : set.claims) {
+    if (claim.statistic == "all-of") out.emplace_back();  // after its parts
+    else if (claim.direction == "one-arm") out.push_back(judge_one_arm(claim, match_sides(claim, configs)));
+    else out.push_back(judge(claim, match_sides(claim, configs)));
+  }
+  for (size_t i = 0; i < set.claims.size(); ++i)
+    if (set.claims[i].statistic == "all-of") out[i] = judge_all_of(set.claims[i], out);
   return out;
 }
 
@@ -338,18 +703,38 @@ namespace {
 
 std::string counts_text(const ClaimVerdict& v, const char* sep) {
   std::string out;
+  const bool equivalence = equivalence_kind(*v.claim);
   for (const auto& c : v.comparisons) {
     if (!out.empty()) out += sep;
     const std::string depth = c.depth.is_null() ? "" : fmt::format("{}={}: ", v.claim->over, c.depth.dump());
-    if (v.claim->statistic == "fisher")
-      out += fmt::format("{}{}/{} vs {}/{} (p {:.3g})", depth, c.k_a, c.n_a, c.k_b, c.n_b,
-                         v.claim->direction == "none" || v.claim->direction == "not-less" ? c.p_opposite_adj
-                                                                                            : c.p_expected_adj);
-    else
-      out += fmt::format("{}recall {:.3f} vs {:.3f} (p {:.3g})", depth, c.recall_a, c.recall_b,
-                         v.claim->direction == "none" || v.claim->direction == "not-less" ? c.p_opposite_adj
-                                                                                            : c.p_expected_adj);
+    if (v.claim->direction == "one-arm") {
+      out += fmt::format("{}{}{}/{} ({})", depth,
+                         v.claim->statistic == "lottery" ? "in between " : fmt::format("recall {:.3f}, above: ", c.recall_a),
+                         c.k_a, c.n_a,
+                         c.uninformative.empty() ? fmt::format("p {:.3g}", c.p_expected_adj) : std::string("not tested"));
+      continue;
+    }
+    const std::string sides = v.claim->statistic == "fisher"
+                                  ? fmt::format("{}/{} vs {}/{}", c.k_a, c.n_a, c.k_b, c.n_b)
+                                  : fmt::format("recall {:.3f} vs {:.3f}", c.recall_a, c.recall_b);
+    const std::string test = !c.uninformative.empty() ? "not tested"
+                             : equivalence ? fmt::format("Δ {:+.3f} [{:+.2f}, {:+.2f}]", c.effect, c.low, c.high)
+                                           : fmt::format("p {:.3g}", c.p_expected_adj);
+    out += fmt::format("{}{} ({})", depth, sides, test);
   }
+  return out;
+}
+
+std::string sides_text(const Claim& c) {
+  if (c.statistic == "all-of") return "all of " + fmt::format("{}", fmt::join(c.of, ", "));
+  if (c.direction == "one-arm") return c.a.describe();
+  return c.a.describe() + " vs " + c.b.describe();
+}
+
+json sensitivity_json(const ClaimComparison& c) {
+  json out = json::array();
+  for (const auto& at : c.sensitivity)
+    out.push_back({{"threshold", at.threshold}, {"k_a", at.k_a}, {"k_b", at.k_b}, {"p", at.p}});
   return out;
 }
 
@@ -363,11 +748,16 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
       cmps.push_back({{"depth", c.depth}, {"a", c.key_a}, {"b", c.key_b}, {"k_a", c.k_a}, {"n_a", c.n_a},
                       {"k_b", c.k_b}, {"n_b", c.n_b}, {"recall_a", c.recall_a}, {"recall_b", c.recall_b},
                       {"p_expected", c.p_expected}, {"p_opposite", c.p_opposite},
-                      {"p_expected_holm", c.p_expected_adj}, {"p_opposite_holm", c.p_opposite_adj}, {"power", c.power}});
+                      {"p_expected_holm", c.p_expected_adj}, {"p_opposite_holm", c.p_opposite_adj}, {"power", c.power},
+                      {"effect", c.effect}, {"low", c.low}, {"high", c.high},
+                      {"uninformative", c.uninformative.empty() ? json(nullptr) : json(c.uninformative)},
+                      {"sensitivity", sensitivity_json(c)}});
     arr.push_back({{"id", v.claim->id}, {"claim", v.claim->quote}, {"verdict", v.verdict},
                    {"statistic", v.claim->statistic}, {"direction", v.claim->direction}, {"gate", v.claim->gate},
                    {"power", v.comparisons.empty() ? json(nullptr) : json(v.power)},
+                   {"sided", v.claim->sided},
                    {"seeds_needed", v.seeds_needed ? json(v.seeds_needed) : json(nullptr)}, {"note", v.note},
+                   {"sensitivity", v.sensitivity.empty() ? json(nullptr) : json(v.sensitivity)},
                    {"comparisons", cmps}});
   }
   return {{"schema_version", kClaimsSchemaVersion}, {"kind", "recallbench.verdicts"}, {"claims_file", set.source},
@@ -377,19 +767,20 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
 std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts) {
   std::string out;
   for (const auto& v : verdicts)
-    out += fmt::format("{:<13} {:<28} {}{}\n{:14}{}\n", v.verdict, v.claim->id, v.claim->gate ? "[gate] " : "",
-                       counts_text(v, "; "), "", v.note);
+    out += fmt::format("{:<13} {:<28} {}{}\n{:14}{}\n{}", v.verdict, v.claim->id, v.claim->gate ? "[gate] " : "",
+                       counts_text(v, "; "), "", v.note,
+                       v.sensitivity.empty() ? "" : fmt::format("{:14}{}\n", "", v.sensitivity));
   return out;
 }
 
 std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
-  std::string md = "| claim | verdict | a vs b (Holm p) | power / seeds needed | tested sentence |\n"
+  std::string md = "| claim | verdict | a vs b (Holm p; for ties, Δ and interval) | effect, power, seeds needed | tested sentence |\n"
                    "| --- | --- | --- | --- | --- |\n";
   for (const auto& v : verdicts) {
     std::string quote = v.claim->quote;
     std::replace(quote.begin(), quote.end(), '|', '/');
     md += fmt::format("| `{}`{} | **{}** | {} | {} | {} |\n", v.claim->id, v.claim->gate ? " (gate)" : "", v.verdict,
-                      counts_text(v, "<br>"), v.note, quote);
+                      counts_text(v, "<br>"), v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), quote);
   }
   return md;
 }
@@ -397,15 +788,16 @@ std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
 std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts) {
   std::string body =
       "<section id=\"claims\"><h2>Claims</h2><div class=\"scroll\"><table class=\"changes\"><thead><tr><th>claim</th>"
-      "<th>verdict</th><th>a vs b (Holm p)</th><th>effect and power</th><th>sentence</th></tr></thead><tbody>";
+      "<th>verdict</th><th>a vs b (Holm p; for ties, Δ and interval)</th><th>effect and power</th><th>sentence</th></tr></thead><tbody>";
   for (const auto& v : verdicts) {
-    const std::string cls = v.verdict == "reproduced" ? "v-imp" : v.verdict == "contradicted" ? "v-reg" : v.verdict == "undecided" ? "v-inc" : "";
+    const std::string cls = v.verdict == "reproduced" ? "v-imp" : v.verdict == "contradicted" ? "v-reg" : v.verdict == "undecided" || v.verdict == "direction reproduced, size not" ? "v-inc" : "";
     body += fmt::format("<tr class=\"{}\"><td data-label=\"claim\"><code>{}</code>{}</td><td data-label=\"verdict\"><b>{}"
                         "</b></td><td data-label=\"a vs b\">{}</td><td data-label=\"power\">{}</td><td data-label=\"sentence\" "
-                        "class=\"why\">{}<br><span class=\"key\">{} vs {}</span></td></tr>",
+                        "class=\"why\">{}<br><span class=\"key\">{}</span></td></tr>",
                         cls, html_escape(v.claim->id), v.claim->gate ? " <span class=\"badge\">gate</span>" : "",
-                        html_escape(v.verdict), html_escape(counts_text(v, "; ")), html_escape(v.note),
-                        html_escape(v.claim->quote), html_escape(v.claim->a.describe()), html_escape(v.claim->b.describe()));
+                        html_escape(v.verdict), html_escape(counts_text(v, "; ")),
+                        html_escape(v.note) + (v.sensitivity.empty() ? "" : "<br><span class=\"key\">" + html_escape(v.sensitivity) + "</span>"),
+                        html_escape(v.claim->quote), html_escape(sides_text(*v.claim)));
   }
   return body + "</tbody></table></div></section>";
 }

@@ -412,7 +412,7 @@ std::string section_lottery(const RunSet& runs) {
       "not means.</p><div class=\"lottery\">";
   for (const auto& c : runs.configs) {
     const auto sm = summarize(c);
-    const double thr = c.train.value("threshold", 0.99);
+    const double thr = c.threshold();
     std::string dots;
     for (size_t i = 0; i < c.seeds.size(); ++i) {
       const auto& seed = c.seeds[i];
@@ -485,7 +485,7 @@ std::string section_curves(const RunSet& runs) {
     ++drawn;
     s += "<figure><figcaption><b>" + esc(c.cell) + "</b> · " + esc(c.task_label()) + "</figcaption>" +
          line_chart(c.cell + " · " + c.task_label(), Axis{"step", 0, max_step}, Axis{"held-out accuracy", 0, 1}, series,
-                    c.train.value("threshold", 0.99)) +
+                    c.threshold()) +
          "</figure>";
   }
   if (drawn == 0) return "";

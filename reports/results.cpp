@@ -150,6 +150,12 @@ std::string Config::task_label() const {
 
 int64_t Config::step_budget() const { return integer_or(train, "steps", 0); }
 
+double Config::threshold() const {
+  return train.is_object() && train.contains("threshold") && train.at("threshold").is_number()
+             ? train.at("threshold").get<double>()
+             : 0.99;  // RunSpec's default (suite/spec.h)
+}
+
 double Config::task_number(const std::string& option) const {
   if (!task_options.contains(option) || !task_options.at(option).is_number()) return kNaN;
   return task_options.at(option).get<double>();
@@ -244,14 +250,23 @@ RunSet read_results(const fs::path& path) {
     set.source = where;
     return set;
   }
-  if (kind == "recallbench.baseline" || kind == "recallbench.report") {
+  if (kind == "recallbench.baseline" || kind == "recallbench.report" || kind == "recallbench.leaderboard") {
     RunSet set;
     set.source = where;
-    const json configs = require_field<json>(doc, "configs", where);
-    if (!configs.is_array()) throw UsageError(where + ": field 'configs' must be an array");
-    for (size_t i = 0; i < configs.size(); ++i) {
-      set.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", where, i)));
-      set.run_count += static_cast<int64_t>(set.configs.back().seeds.size());
+    const auto add_configs = [&](const json& holder, const std::string& at) {
+      const json configs = require_field<json>(holder, "configs", at);
+      if (!configs.is_array()) throw UsageError(at + ": field 'configs' must be an array");
+      for (size_t i = 0; i < configs.size(); ++i) {
+        set.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", at, i)));
+        set.run_count += static_cast<int64_t>(set.configs.back().seeds.size());
+      }
+    };
+    if (kind == "recallbench.leaderboard") {  // every row's configs (a row is one cell's)
+      const json rows = require_field<json>(doc, "rows", where);
+      if (!rows.is_array()) throw UsageError(where + ": field 'rows' must be an array");
+      for (size_t r = 0; r < rows.size(); ++r) add_configs(rows[r], fmt::format("{}: rows[{}]", where, r));
+    } else {
+      add_configs(doc, where);
     }
     set.context = doc.value("context", json::object());
     std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
@@ -260,7 +275,7 @@ RunSet read_results(const fs::path& path) {
         throw UsageError(where + ": config " + set.configs[i].key + " appears twice", "restore the file from git");
     return set;
   }
-  throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline' or 'recallbench.report'");
+  throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline', 'recallbench.report' or 'recallbench.leaderboard'");
 }
 
 }  // namespace

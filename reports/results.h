@@ -67,6 +67,8 @@ struct Config {
   double task_number(const std::string& option) const;
   // The step budget of the recipe (train.steps): where a seed that never locked in is censored.
   int64_t step_budget() const;
+  // The lock-in threshold of the recipe (train.threshold; the trainer's default 0.99 when absent).
+  double threshold() const;
 };
 
 // Two configurations of one battery that differ in one knob (e.g. conv on/off).

@@ -110,6 +110,17 @@ Interval binom_ci(int64_t k, int64_t n, BinomCiMethod method, double level) {
   return {};
 }
 
+Interval newcombe_difference(int64_t k1, int64_t n1, int64_t k2, int64_t n2, double level) {
+  const Interval w1 = wilson(k1, n1, level), w2 = wilson(k2, n2, level);
+  const double p1 = static_cast<double>(k1) / static_cast<double>(n1);
+  const double p2 = static_cast<double>(k2) / static_cast<double>(n2);
+  const double d = p1 - p2;
+  Interval r;
+  r.low = std::max(-1.0, d - std::sqrt((p1 - w1.low) * (p1 - w1.low) + (w2.high - p2) * (w2.high - p2)));
+  r.high = std::min(1.0, d + std::sqrt((w1.high - p1) * (w1.high - p1) + (p2 - w2.low) * (p2 - w2.low)));
+  return r;
+}
+
 BinomTestResult binom_test(int64_t k, int64_t n, double p0, Alternative alt, double conf_level) {
   check_kn(k, n, "binom-test");
   check_level(conf_level, "binom-test");

@@ -3,6 +3,7 @@
 // and R's wilcox.test (U of x; two-sided p = 2 * the smaller tail, capped at 1).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <boost/math/distributions/normal.hpp>
@@ -124,6 +125,47 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
       r.p_value = std::clamp(factor * sf, 0.0, 1.0);
     }
   }
+  return r;
+}
+
+ShiftEstimate hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y, double level) {
+  if (x.empty() || y.empty()) throw UsageError("hodges-lehmann: both samples must be non-empty");
+  if (!(level > 0 && level < 1)) throw UsageError(fmt::format("hodges-lehmann: level must be in (0, 1), got {}", level));
+  std::vector<double> d;
+  d.reserve(x.size() * y.size());
+  for (double xi : x)
+    for (double yj : y) {
+      if (std::isnan(xi) || std::isnan(yj)) throw UsageError("hodges-lehmann: samples must not hold NaN");
+      d.push_back(xi - yj);
+    }
+  std::vector<double> all(d);
+  std::sort(all.begin(), all.end());
+  const size_t m = all.size();
+  ShiftEstimate r;
+  r.estimate = m % 2 ? all[m / 2] : 0.5 * (all[m / 2 - 1] + all[m / 2]);
+  d = all;
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  // Gap j lies between the distinct differences d[j-1] and d[j] (d[-1] = -inf, d[u] = +inf); inside a gap
+  // no x - shift equals a y, and U is constant. The interval's ends are the differences that bound the kept
+  // gaps, as in the classical order-statistic interval when there are no ties.
+  const size_t u = d.size();
+  auto probe = [&](size_t gap) {
+    return gap == 0 ? d.front() - 1.0 : gap == u ? d.back() + 1.0 : 0.5 * (d[gap - 1] + d[gap]);
+  };
+  const double tail = (1.0 - level) / 2;
+  auto kept = [&](size_t gap, Alternative alt) {
+    std::vector<double> moved(x);
+    for (double& v : moved) v -= probe(gap);
+    return !significant(mann_whitney_u(moved, y, alt).p_value, tail);
+  };
+  std::vector<size_t> gaps(u + 1);
+  std::iota(gaps.begin(), gaps.end(), size_t{0});
+  // "x - shift greater than y" is kept from some gap on; "less" is kept up to some gap.
+  const auto first = std::partition_point(gaps.begin(), gaps.end(), [&](size_t g) { return !kept(g, Alternative::kGreater); });
+  const auto past = std::partition_point(gaps.begin(), gaps.end(), [&](size_t g) { return kept(g, Alternative::kLess); });
+  const double inf = std::numeric_limits<double>::infinity();
+  r.low = first == gaps.end() ? d.back() : *first == 0 ? -inf : d[*first - 1];
+  r.high = past == gaps.begin() ? d.front() : *(past - 1) == u ? inf : d[*(past - 1)];
   return r;
 }
 

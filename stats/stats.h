@@ -126,6 +126,13 @@ Interval jeffreys(int64_t k, int64_t n, double level = 0.95);
 // Dispatches on method. Requires 0 <= k <= n, n >= 1, 0 < level < 1.
 Interval binom_ci(int64_t k, int64_t n, BinomCiMethod method, double level = 0.95);
 
+// An interval for the difference of two proportions k1/n1 - k2/n2: Newcombe's hybrid score interval
+// (Newcombe 1998, method 10), built from the two Wilson intervals at `level`; in [-1, 1]. It stays
+// informative at 0/n and n/n, where the Wald interval collapses. Used for equivalence (a (1 - 2 alpha)
+// interval inside +-margin is the two one-sided tests at alpha).
+// Example: newcombe_difference(7, 10, 1, 10) = [0.1705, 0.8090].
+Interval newcombe_difference(int64_t k1, int64_t n1, int64_t k2, int64_t n2, double level = 0.95);
+
 struct BinomTestResult {
   double p_value = 1.0;   // exact p for the alternative (two-sided: R's binom.test / SciPy's binomtest
                           // rule: sum of P(X = i) with P(X = i) <= P(X = k) * (1 + 1e-7))
@@ -166,6 +173,19 @@ struct MannWhitneyResult {
 MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
                                  Alternative alt = Alternative::kTwoSided,
                                  MannWhitneyMethod method = MannWhitneyMethod::kAuto, bool continuity = true);
+
+// The Hodges-Lehmann shift of x over y (the median of all x_i - y_j) with the distribution-free interval
+// found by inverting the one-sided Mann-Whitney tests: low is the smallest pairwise difference d at which
+// "x - d greater than y" is no longer rejected at (1 - level) / 2, high the largest at which "x - d less
+// than y" is not (the classical order-statistic interval when nothing ties; -inf or +inf when the
+// samples are too small to bound it). Throws UsageError when either sample is empty or holds a NaN.
+// Example: x = {0.91, 0.85, 0.77, 0.95, 0.62, 0.88, 0.81}, y = {0.55, 0.71, 0.48, 0.83, 0.60, 0.66}:
+// estimate 0.205, 95% interval [0.02, 0.35].
+struct ShiftEstimate {
+  double estimate = 0.0;
+  double low = 0.0, high = 0.0;
+};
+ShiftEstimate hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y, double level = 0.95);
 
 // ---------------------------------------------------------------------------------------------------
 // Multiple comparisons

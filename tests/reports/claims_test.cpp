@@ -56,7 +56,7 @@ TEST(Verify, ReproducedContradictedNoEffectUndecided) {
   EXPECT_EQ(verdict_of(greater, {planted("x+conv", 10, 10), planted("x", 0, 10)}).verdict, "reproduced");
   EXPECT_EQ(verdict_of(greater, {planted("x+conv", 0, 10), planted("x", 10, 10)}).verdict, "contradicted");
   const ClaimVerdict none = verdict_of(greater, {planted("x+conv", 5, 10), planted("x", 5, 10)});
-  EXPECT_EQ(none.verdict, "no effect");
+  EXPECT_EQ(none.verdict, "claimed size not reproduced");
   EXPECT_GE(none.power, 0.8);
   const ClaimVerdict few = verdict_of(greater, {planted("x+conv", 2, 3), planted("x", 1, 3)});
   EXPECT_EQ(few.verdict, "undecided");
@@ -67,25 +67,31 @@ TEST(Verify, ReproducedContradictedNoEffectUndecided) {
 
 TEST(Verify, PowerBoundary) {
   // The first n at which the claimed effect (0.7 vs 0.2, one-sided) reaches 80% power: with n seeds and no
-  // difference the verdict is "no effect", with n - 1 it is "undecided".
+  // difference the claimed size is not reproduced, with n - 1 the verdict is undecided.
   const auto plan = stats::seeds_for_power(0.7, 0.2, 0.8, 0.05, stats::Alternative::kGreater);
   ASSERT_TRUE(plan.reached);
   const int64_t n = plan.n;
   ASSERT_LT(stats::fisher_power(0.7, 0.2, n - 1, n - 1, 0.05, stats::Alternative::kGreater), 0.8);
   const json c = claim("edge", "greater", {{"a", 0.7}, {"b", 0.2}});
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", n / 2, n), planted("x", n / 2, n)}).verdict, "no effect");
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", n / 2, n), planted("x", n / 2, n)}).verdict, "claimed size not reproduced");
   EXPECT_EQ(verdict_of(c, {planted("x+conv", (n - 1) / 2, n - 1), planted("x", (n - 1) / 2, n - 1)}).verdict, "undecided");
 }
 
 TEST(Verify, NoDifferenceClaims) {
+  // The margin is the claim's effect: |0.9 - 0.2| = 0.7 here, 0.3 in `narrow`.
   const json tie = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
   EXPECT_EQ(verdict_of(tie, {planted("x+conv", 6, 12), planted("x", 7, 12)}).verdict, "reproduced");
-  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 12, 12), planted("x", 1, 12)}).verdict, "contradicted");
-  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 2, 3), planted("x", 2, 3)}).verdict, "undecided");
+  const json narrow = claim("tie", "none", {{"a", 0.5}, {"b", 0.2}});
+  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 2, 3), planted("x", 2, 3)}).verdict, "undecided");
+  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 12, 12), planted("x", 1, 12)}).verdict, "contradicted");
+  // A gap the test finds (12/12 vs 5/12, Fisher p < 0.01) that the margin 0.7 still allows: not a contradiction.
+  const ClaimVerdict gap = verdict_of(tie, {planted("x+conv", 12, 12), planted("x", 5, 12)});
+  EXPECT_LT(gap.comparisons[0].p_opposite, 0.01);
+  EXPECT_NE(gap.verdict, "contradicted");
 }
 
 TEST(Verify, PerDepthNotLessWithHolm) {
-  json c = claim("armed", "not-less", {{"a", 0.2}, {"b", 0.9}});
+  json c = claim("armed", "not-less", {{"a", 0.3}, {"b", 0.8}});  // margin 0.5
   c["over"] = "length";
   // Equal at two depths, armed far worse at the third: contradicted.
   auto v = verdict_of(c, {planted("x+conv", 9, 10, 16), planted("x", 9, 10, 16), planted("x+conv", 5, 10, 32),
@@ -104,7 +110,191 @@ TEST(Verify, MannWhitneyOnRecall) {
   // No seed locks in on either side, but a recalls 0.6.. and b 0.2..: reproduced on recall.
   EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.6), planted("x", 0, 10, 64, 0.2)}).verdict, "reproduced");
   EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.2), planted("x", 0, 10, 64, 0.6)}).verdict, "contradicted");
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.2), planted("x", 0, 10, 64, 0.2)}).verdict, "no effect");
+  // Both arms well above the floor and equal: the claimed size is not reproduced.
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.5), planted("x", 0, 10, 64, 0.5)}).verdict,
+            "claimed size not reproduced");
+}
+
+// `n` seeds recalling `recall[i]` (best accuracy the same), the first `locked` of them locked in at 0.9.
+Config arm(const std::string& cell, const std::vector<double>& recall, int64_t locked = 0, json task_options = nullptr) {
+  Config c = planted(cell, 0, static_cast<int64_t>(recall.size()));
+  if (!task_options.is_null()) c.task_options = task_options;
+  c.train["threshold"] = 0.9;
+  for (size_t i = 0; i < recall.size(); ++i) {
+    c.seeds[i].final_accuracy = c.seeds[i].best_accuracy = recall[i];
+    c.seeds[i].locked_in = static_cast<int64_t>(i) < locked;
+  }
+  return c;
+}
+
+std::vector<double> around(double centre, int n, double step = 0.004) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(centre + step * (i - n / 2));
+  return out;
+}
+
+TEST(Verify, EquivalenceOnRecall) {
+  const json tie = claim("tie", "none", {{"shift", 0.15}}, "mann-whitney");
+  // 20 seeds a side, the same recalls up to 0.01: the interval sits inside ±0.15 and the power is high.
+  const ClaimVerdict same = verdict_of(tie, {arm("x+conv", around(0.61, 20)), arm("x", around(0.60, 20))});
+  EXPECT_EQ(same.verdict, "reproduced");
+  EXPECT_GE(same.power, 0.8);
+  // A gap of 0.08, significant (Mann–Whitney p < 0.001) but inside the margin: reproduced or undecided,
+  // never contradicted.
+  const ClaimVerdict inside = verdict_of(tie, {arm("x+conv", around(0.68, 10)), arm("x", around(0.60, 10))});
+  EXPECT_LT(inside.comparisons[0].p_opposite, 0.001);
+  EXPECT_NE(inside.verdict, "contradicted");
+  // A gap of 0.30: outside the margin.
+  EXPECT_EQ(verdict_of(tie, {arm("x+conv", around(0.90, 10)), arm("x", around(0.60, 10))}).verdict, "contradicted");
+}
+
+TEST(Verify, FloorAndCeilingAreNotInformative) {
+  const json lock = claim("lock", "greater", {{"a", 0.9}, {"b", 0.1}});
+  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 10, 10), planted("x", 10, 10)}).verdict, "not informative");
+  const json tie = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
+  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, "not informative");
+  const json recall = claim("recall", "none", {{"shift", 0.15}}, "mann-whitney");
+  // No seed learns: best recalls 0.07..0.18 against the floor of half the threshold (0.45).
+  const ClaimVerdict floor = verdict_of(recall, {arm("x+conv", around(0.07, 10, 0.01)), arm("x", around(0.14, 10, 0.01))});
+  EXPECT_EQ(floor.verdict, "not informative");
+  EXPECT_NE(floor.note.find("floor"), std::string::npos);
+  // A claim may set its own floor (e.g. chance on a task with few classes).
+  json low_floor = recall;
+  low_floor["floor"] = 0.05;
+  EXPECT_NE(verdict_of(low_floor, {arm("x+conv", around(0.07, 10, 0.01)), arm("x", around(0.14, 10, 0.01))}).verdict,
+            "not informative");
+  // Most seeds of both arms lock in (runs stop there): a recall tie or gap there is not informative.
+  const ClaimVerdict ceiling = verdict_of(recall, {arm("x+conv", around(0.93, 10), 9), arm("x", around(0.95, 10), 10)});
+  EXPECT_EQ(ceiling.verdict, "not informative");
+  EXPECT_NE(ceiling.note.find("ceiling"), std::string::npos);
+}
+
+TEST(Verify, TwoSidedClaim) {
+  // The preprint's 7/10 vs 1/10 at p = 0.02, two-sided Fisher: reproduced at alpha 0.05 two-sided.
+  json c = claim("lottery", "greater", {{"a", 0.7}, {"b", 0.1}});
+  c["sided"] = 2;
+  const ClaimVerdict v = verdict_of(c, {planted("x+conv", 7, 10), planted("x", 1, 10)});
+  EXPECT_NEAR(v.comparisons[0].p_expected, 0.0198, 1e-3);
+  EXPECT_EQ(v.verdict, "reproduced");
+  // The same test on the other side of the data is not "reproduced": it contradicts.
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", 1, 10), planted("x", 7, 10)}).verdict, "contradicted");
+  // Two-sided power counts only the expected side and is below the one-sided power.
+  json one = c;
+  one.erase("sided");
+  EXPECT_LT(v.power, verdict_of(one, {planted("x+conv", 7, 10), planted("x", 1, 10)}).power);
+  json bad = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
+  bad["sided"] = 2;
+  EXPECT_THROW(claims({bad}), UsageError);
+}
+
+TEST(Verify, DirectionReproducedSizeNot) {
+  // a beats b by 0.05 on tight recalls (significant), claimed +0.5: the interval ends far below 0.5.
+  const json c = claim("size", "greater", {{"shift", 0.5}}, "mann-whitney");
+  const ClaimVerdict v = verdict_of(c, {arm("x+conv", around(0.65, 10)), arm("x", around(0.60, 10))});
+  EXPECT_EQ(v.verdict, "direction reproduced, size not");
+  EXPECT_LT(v.comparisons[0].high, 0.5);
+  // At the claimed size it is reproduced.
+  EXPECT_EQ(verdict_of(c, {arm("x+conv", around(0.95, 10)), arm("x", around(0.45, 10))}).verdict, "reproduced");
+}
+
+TEST(Verify, ThresholdSensitivity) {
+  // Stated threshold 0.9: 2/10 vs 0/10; at 0.8 six of a's seeds had reached it: 6/10 vs 0/10.
+  const json c = claim("lock", "greater", {{"a", 0.7}, {"b", 0.1}});
+  Config a = arm("x+conv", {0.95, 0.93, 0.85, 0.84, 0.83, 0.82, 0.3, 0.3, 0.3, 0.3}, 2);
+  Config b = arm("x", around(0.3, 10));
+  const ClaimVerdict v = verdict_of(c, {a, b});
+  ASSERT_FALSE(v.comparisons[0].sensitivity.empty());
+  const auto& at = v.comparisons[0].sensitivity;
+  EXPECT_DOUBLE_EQ(at[0].threshold, 0.9);
+  EXPECT_EQ(at[0].k_a, 2);
+  EXPECT_NEAR(at[1].threshold, 0.8, 1e-12);
+  EXPECT_EQ(at[1].k_a, 6);
+  EXPECT_EQ(at[1].k_b, 0);
+  EXPECT_NEAR(at.back().threshold, 0.5, 1e-9);
+  EXPECT_NE(v.sensitivity.find("hangs on the threshold"), std::string::npos);
+}
+
+TEST(Verify, VacuousDenseOnZeroFiller) {
+  const json c = claim("dense", "none", {{"shift", 0.15}}, "mann-whitney");
+  const json sparse = {{"pairs", 8}, {"length", 64}, {"vocab", 64}, {"filler", "zero"}};
+  json dense = sparse;
+  dense["supervision"] = "dense";
+  const ClaimVerdict v = verdict_of(c, {arm("x+conv", around(0.6, 10), 0, dense), arm("x", around(0.6, 10), 0, sparse)});
+  EXPECT_EQ(v.verdict, "not informative");
+  EXPECT_NE(v.note.find("vacuous"), std::string::npos);
+  json random_dense = dense, random_sparse = sparse;
+  random_dense["filler"] = random_sparse["filler"] = "random";
+  EXPECT_NE(verdict_of(c, {arm("x+conv", around(0.6, 10), 0, random_dense), arm("x", around(0.6, 10), 0, random_sparse)})
+                .verdict,
+            "not informative");
+}
+
+json one_arm(const std::string& id, const std::string& statistic, json effect) {
+  return {{"id", id}, {"claim", "one arm"}, {"a", {{"cell", "x"}, {"task", "mqar"}}}, {"statistic", statistic},
+          {"effect", effect}};
+}
+
+TEST(Verify, LotteryShareInBetween) {
+  const json c = one_arm("lottery", "lottery", {{"middle", 0.3}});
+  // 5 lock in, 5 stay near 0.1 (below the floor 0.45): nothing in between, 0.7^10 = 0.028 < 0.05.
+  std::vector<double> split = around(0.1, 10, 0.005);
+  for (int i = 0; i < 5; ++i) split[i] = 0.95;
+  const ClaimVerdict clean = verdict_of(c, {arm("x", split, 5)});
+  EXPECT_EQ(clean.verdict, "reproduced");
+  EXPECT_EQ(clean.comparisons[0].k_a, 0);
+  // 3 lock in, 6 sit at 0.67-0.88: in between, far above a 0.3 share.
+  const ClaimVerdict middle = verdict_of(c, {arm("x", {0.95, 0.93, 0.92, 0.88, 0.85, 0.82, 0.81, 0.7, 0.67, 0.05}, 3)});
+  EXPECT_EQ(middle.verdict, "contradicted");
+  EXPECT_EQ(middle.comparisons[0].k_a, 6);
+  // Every seed locks in, or none learns: not informative; too few seeds: undecided with the seeds needed.
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.95, 10), 10)}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.1, 10))}).verdict, "not informative");
+  const ClaimVerdict few = verdict_of(c, {arm("x", {0.95, 0.1, 0.1, 0.1, 0.1}, 1)});
+  EXPECT_EQ(few.verdict, "undecided");
+  EXPECT_EQ(few.seeds_needed, 9);  // 0.7^9 = 0.040 <= 0.05 < 0.7^8
+}
+
+TEST(Verify, AtMostARecallLevel) {
+  json c = one_arm("chance", "at-most", {{"recall", 0.2}});
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.08, 10, 0.01))}).verdict, "reproduced");
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.6, 10, 0.01))}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(c, {arm("x", {0.1, 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3, 0.3})}).verdict, "undecided");
+  c["over"] = "length";  // at every length, Holm over them
+  const ClaimVerdict flat = verdict_of(c, {arm("x", around(0.08, 10, 0.01), 0, {{"pairs", 4}, {"length", 64}}),
+                                           arm("x", around(0.07, 10, 0.01), 0, {{"pairs", 4}, {"length", 128}})});
+  EXPECT_EQ(flat.verdict, "reproduced");
+  EXPECT_EQ(flat.comparisons.size(), 2u);
+  json two = c;
+  two["b"] = {{"cell", "y"}, {"task", "mqar"}};
+  EXPECT_THROW(claims({two}), UsageError);  // one side only
+}
+
+TEST(Verify, AllOfIsTheConjunction) {
+  const json up = claim("up", "greater", {{"a", 0.9}, {"b", 0.1}});
+  json tie = claim("tie", "none", {{"a", 0.7}, {"b", 0.2}});  // margin 0.5
+  tie["a"]["cell"] = "x";
+  tie["b"]["cell"] = "z";
+  const json both = {{"id", "both"}, {"claim", "no class claim survives"}, {"statistic", "all-of"}, {"of", {"up", "tie"}}};
+  static ClaimSet keep;
+  keep = claims({up, tie, both});
+  auto v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10), planted("z", 1, 10)})});
+  EXPECT_EQ(v[0].verdict, "reproduced");
+  EXPECT_EQ(v[1].verdict, "reproduced");
+  EXPECT_EQ(v[2].verdict, "reproduced");
+  v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10), planted("z", 10, 10)})});
+  EXPECT_EQ(v[1].verdict, "contradicted");
+  EXPECT_EQ(v[2].verdict, "contradicted");
+  EXPECT_NE(v[2].note.find("tie: contradicted"), std::string::npos);
+  v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10)})});
+  EXPECT_EQ(v[2].verdict, "not run");
+  json dangling = both;
+  dangling["of"] = {"up", "missing"};
+  EXPECT_THROW(claims({up, tie, dangling}), UsageError);
+  json nested = both;
+  nested["id"] = "again";
+  nested["of"] = {"both"};
+  EXPECT_THROW(claims({up, tie, both, nested}), UsageError);
 }
 
 TEST(Verify, NotRunAndSelectors) {

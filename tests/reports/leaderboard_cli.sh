@@ -66,7 +66,7 @@ sed -e 's/"direction": "greater", "effect": {"a": 0.9, "b": 0.1}}, *$/"direction
   "$tmp/claims.json" >"$tmp/reversed.json"
 expect 1 "contradicted  conv" -- verify --claims "$tmp/reversed.json" --results "$tmp/stored"
 sed 's/"statistic": "fisher"/"statistic": "t-test"/' "$tmp/claims.json" >"$tmp/bad.json"
-expect 2 "expected fisher or mann-whitney" -- verify --claims "$tmp/bad.json" --results "$tmp/stored"
+expect 2 "expected fisher, mann-whitney" -- verify --claims "$tmp/bad.json" --results "$tmp/stored"
 # The claims section of the report.
 expect 0 "verdict: no baseline" -- report "$tmp/stored" --claims "$tmp/claims.json" --md "$tmp/r.md" --html "$tmp/r.html" \
   --json "$tmp/r.json"

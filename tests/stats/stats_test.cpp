@@ -199,6 +199,21 @@ TEST(Binomial, TestReference) {
   EXPECT_EQ(binom_test(1, 10, 0.0).p_value, 0.0);
 }
 
+// Newcombe's hybrid score interval for a difference of proportions; reference values from the formula's
+// definition (two Wilson intervals), computed independently in Python.
+TEST(Binomial, NewcombeDifference) {
+  const Interval i = newcombe_difference(7, 10, 1, 10);
+  EXPECT_NEAR(i.low, 0.170523, 1e-5);
+  EXPECT_NEAR(i.high, 0.809018, 1e-5);
+  const Interval zero = newcombe_difference(0, 10, 0, 10, 0.90);  // both at the floor: symmetric, not empty
+  EXPECT_NEAR(zero.low, -0.212942, 1e-5);
+  EXPECT_NEAR(zero.high, 0.212942, 1e-5);
+  const Interval top = newcombe_difference(10, 10, 9, 10, 0.90);
+  EXPECT_NEAR(top.low, -0.126560, 1e-5);
+  EXPECT_NEAR(top.high, 0.347719, 1e-5);
+  EXPECT_THROW(newcombe_difference(3, 2, 1, 2), UsageError);
+}
+
 // ------------------------------------------------------------------------------------- Mann-Whitney
 
 TEST(MannWhitney, Reference) {
@@ -212,6 +227,29 @@ TEST(MannWhitney, Reference) {
     EXPECT_DOUBLE_EQ(r.u, e["u"].get<double>());
     EXPECT_TRUE(close(r.p_value, e["p_value"].get<double>(), 1e-10));
   }
+}
+
+// The shift interval by test inversion equals the classical order-statistic interval [D_(k), D_(mn+1-k)]
+// without ties (k from the exact U distribution: here k = 7 of 42 differences, computed in Python).
+TEST(MannWhitney, HodgesLehmann) {
+  const std::vector<double> x{0.91, 0.85, 0.77, 0.95, 0.62, 0.88, 0.81}, y{0.55, 0.71, 0.48, 0.83, 0.60, 0.66};
+  const ShiftEstimate s = hodges_lehmann(x, y);
+  EXPECT_NEAR(s.estimate, 0.205, 1e-12);
+  EXPECT_NEAR(s.low, 0.02, 1e-12);
+  EXPECT_NEAR(s.high, 0.35, 1e-12);
+  // Swapping the samples negates everything.
+  const ShiftEstimate r = hodges_lehmann(y, x);
+  EXPECT_NEAR(r.estimate, -0.205, 1e-12);
+  EXPECT_NEAR(r.low, -0.35, 1e-12);
+  EXPECT_NEAR(r.high, -0.02, 1e-12);
+  // Two seeds a side cannot bound a 95% interval.
+  const ShiftEstimate tiny = hodges_lehmann({0.9, 0.8}, {0.1, 0.2});
+  EXPECT_TRUE(std::isinf(tiny.low) && std::isinf(tiny.high));
+  // Identical constant samples: the interval holds 0.
+  const ShiftEstimate same = hodges_lehmann(std::vector<double>(10, 0.15), std::vector<double>(10, 0.15));
+  EXPECT_LE(same.low, 0.0);
+  EXPECT_GE(same.high, 0.0);
+  EXPECT_THROW(hodges_lehmann({}, {1.0}), UsageError);
 }
 
 TEST(MannWhitney, AutoChoosesAndSaysWhich) {
