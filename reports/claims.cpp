@@ -133,7 +133,7 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
       c.gate = j.value("gate", false);
       c.needs = j.value("needs", "");
       if (!(c.alpha > 0 && c.alpha < 1)) throw UsageError(w + ": field 'alpha' must be in (0, 1)", kHint);
-      const bool one_arm = c.statistic == "lottery" || c.statistic == "at-most";
+      const bool one_arm = c.statistic == "lottery" || c.statistic == "at-most" || c.statistic == "at-least";
       if (c.statistic == "all-of") {
         for (const char* f : {"a", "b", "over", "effect", "direction"})
           if (j.contains(f)) throw UsageError(w + ": an all-of claim has no field '" + f + "'", kHint);
@@ -167,13 +167,13 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
         c.shift = require_field<double>(effect, "shift", w + ": effect");
         if (!(c.shift > 0 && c.shift <= 1)) throw UsageError(w + ": field 'effect.shift' must be in (0, 1]", kHint);
       } else if (one_arm) {
-        const char* field = c.statistic == "lottery" ? "middle" : "recall";
+        const char* field = c.statistic == "lottery" ? "middle" : "recall";  // at-most, at-least: a recall level
         c.bound = require_field<double>(effect, field, w + ": effect");
         if (!(c.bound > 0 && c.bound < 1))
           throw UsageError(w + ": field 'effect." + field + "' must be in (0, 1)", kHint);
       } else {
         throw UsageError(w + ": field 'statistic': got '" + c.statistic +
-                             "', expected fisher, mann-whitney, lottery, at-most or all-of",
+                             "', expected fisher, mann-whitney, lottery, at-most, at-least or all-of",
                          kHint);
       }
       if (one_arm && j.contains("direction"))
@@ -600,7 +600,8 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
                                    std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
       learned += s.locked_in || best >= floor ? 1 : 0;
       if (lottery) c.k_a += !s.locked_in && best >= floor ? 1 : 0;  // in between: learned, never locked in
-      else c.k_a += std::isfinite(s.final_accuracy) && s.final_accuracy > claim.bound ? 1 : 0;
+      else if (claim.statistic == "at-most") c.k_a += std::isfinite(s.final_accuracy) && s.final_accuracy > claim.bound ? 1 : 0;
+      else c.k_a += !(std::isfinite(s.final_accuracy) && s.final_accuracy >= claim.bound) ? 1 : 0;  // at-least: below
     }
     if (lottery && sa.k == sa.n) c.uninformative = "ceiling: every seed locks in";
     if (lottery && learned == 0) c.uninformative = fmt::format("floor: no seed learns (best accuracy < {:.2f})", floor);
@@ -643,11 +644,12 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
   for (ClaimComparison* c : used)
     observed += fmt::format("{}{}/{} [{:.2f}, {:.2f}]", observed.empty() ? "" : ", ", c->k_a, c->n_a, c->low, c->high);
   v.note = lottery ? fmt::format("seeds in between (learned, never locked in): {}, claimed share < {:.2f}", observed, claim.bound)
-                   : fmt::format("seeds above recall {:.2f}: {}, claimed: fewer than half", claim.bound, observed);
+                   : fmt::format("seeds {} recall {:.2f}: {}, claimed: fewer than half",
+                                 claim.statistic == "at-most" ? "above" : "below", claim.bound, observed);
   if (v.verdict == "undecided") {
     v.seeds_needed = static_cast<int64_t>(std::ceil(std::log(alpha_each) / std::log(1.0 - p0)));
     v.note += fmt::format("; {} seeds would let a clean result (none {}) reach significance", v.seeds_needed,
-                          lottery ? "in between" : "above");
+                          lottery ? "in between" : claim.statistic == "at-most" ? "above" : "below");
   }
   if (!left_out.empty()) v.note += "; left out: " + left_out;
   return v;
@@ -709,7 +711,8 @@ std::string counts_text(const ClaimVerdict& v, const char* sep) {
     const std::string depth = c.depth.is_null() ? "" : fmt::format("{}={}: ", v.claim->over, c.depth.dump());
     if (v.claim->direction == "one-arm") {
       out += fmt::format("{}{}{}/{} ({})", depth,
-                         v.claim->statistic == "lottery" ? "in between " : fmt::format("recall {:.3f}, above: ", c.recall_a),
+                         v.claim->statistic == "lottery" ? std::string("in between ")
+                         : fmt::format("recall {:.3f}, {}: ", c.recall_a, v.claim->statistic == "at-most" ? "above" : "below"),
                          c.k_a, c.n_a,
                          c.uninformative.empty() ? fmt::format("p {:.3g}", c.p_expected_adj) : std::string("not tested"));
       continue;

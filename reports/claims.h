@@ -48,7 +48,7 @@
 //             above; not informative when every seed locks in or none learns.
 //   at-most   "falls to chance": the median seed's final recall is at most effect.recall (sign test:
 //             reproduced when significantly fewer than half the seeds exceed it, contradicted when
-//             significantly more do).
+//             significantly more do); at-least the mirror ("does not collapse": fewer than half below).
 // all-of: the conjunction of other claims (`of`): contradicted when one is, not run or not informative
 // when one is, reproduced when all are, else undecided.
 //
@@ -87,7 +87,7 @@ struct Claim {
   std::string preset;       // the battery (preset or file) whose runs it reads
   ClaimSide a, b;
   std::string over;         // per-depth comparison over this task option ("" = one comparison)
-  std::string statistic;    // fisher | mann-whitney (two arms); lottery | at-most (arm a alone); all-of
+  std::string statistic;    // fisher | mann-whitney (two arms); lottery | at-most | at-least (arm a alone); all-of
   std::string direction;    // "greater", "less", "none" or "not-less" (a relative to b)
   double effect_a = 0.0, effect_b = 0.0;  // fisher: the claimed lock-in rates
   double shift = 0.0;                     // mann-whitney: the claimed recall difference a − b (> 0)

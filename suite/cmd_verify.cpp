@@ -1,6 +1,7 @@
 // recallbench verify --claims FILE --results DIR [DIR ...] [--html F] [--md F] [--json F]
 //
-// One verdict per claim (reports/claims.h): reproduced, contradicted, no effect, undecided or not run.
+// One verdict per claim (reports/claims.h): reproduced, direction reproduced but size not, contradicted, claimed size
+// not reproduced, undecided, not informative or not run.
 // Exit 1 when a claim marked "gate": true is not reproduced, so a reproduced claim can join CI.
 #include <memory>
 
@@ -53,7 +54,7 @@ CommandFn add_verify_command(CLI::App& sub) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, verify,
-            CommandEntry{"verify", "One verdict per claim (reproduced, contradicted, no effect, undecided, not run)",
+            CommandEntry{"verify", "One verdict per claim (reproduced, size not, contradicted, claimed size not reproduced, undecided, not informative, not run)",
                          add_verify_command});
 
 }  // namespace rb

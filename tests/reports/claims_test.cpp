@@ -265,6 +265,9 @@ TEST(Verify, AtMostARecallLevel) {
                                            arm("x", around(0.07, 10, 0.01), 0, {{"pairs", 4}, {"length", 128}})});
   EXPECT_EQ(flat.verdict, "reproduced");
   EXPECT_EQ(flat.comparisons.size(), 2u);
+  json least = one_arm("solves", "at-least", {{"recall", 0.5}});  // the mirror: most seeds at or above 0.5
+  EXPECT_EQ(verdict_of(least, {arm("x", around(0.8, 10, 0.01))}).verdict, "reproduced");
+  EXPECT_EQ(verdict_of(least, {arm("x", around(0.1, 10, 0.01))}).verdict, "contradicted");
   json two = c;
   two["b"] = {{"cell", "y"}, {"task", "mqar"}};
   EXPECT_THROW(claims({two}), UsageError);  // one side only
