@@ -88,6 +88,12 @@ class Mqar final : public Task {
   }
 
   const nlohmann::json& options() const override { return options_; }
+  std::vector<std::string> warnings() const override {
+    if (dense_ && !random_filler_)
+      return {"supervision dense with filler zero labels exactly the sparse positions (no filler token equals a "
+              "context key): a dense-vs-sparse comparison here cannot differ; use filler random"};
+    return {};
+  }
   int64_t vocab_size() const override { return vocab_; }
   int64_t length() const override { return length_; }
   int64_t max_distance() const override { return length_ - prefix() - 2 * pairs_; }

@@ -70,6 +70,9 @@ class Task {
   virtual int64_t breakdown_group(int64_t t) const { return -1; }
   // A readable rendering of one row of a batch, keys/values/queries marked.
   virtual std::string render(const Batch& batch, int64_t row) const;
+  // Option combinations that are valid but make a comparison vacuous (e.g. MQAR's dense labels on zero
+  // filler are its sparse labels), one sentence each; `plan` and `run` print them as warnings.
+  virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 // The data a run sees, defined once (the trainer's only sources, suite/train/trainer.cpp; tested for every

@@ -201,10 +201,26 @@ int64_t state_size_of(const RunSpec& spec) {
   return cell_of(spec, make_task(spec.task.name, spec.task.options)->length())->state_size();
 }
 
+namespace {
+
+// A task's warnings (Task::warnings), printed to stderr once per task configuration in this process.
+void warn_once(const std::string& name, const Task& task) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  for (const std::string& w : task.warnings()) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (said.insert(name + task.options().dump() + w).second)
+      std::fprintf(stderr, "warning: task %s %s: %s\n", name.c_str(), task.options().dump().c_str(), w.c_str());
+  }
+}
+
+}  // namespace
+
 RunSpec resolve_spec(RunSpec spec) {
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
   auto task = make_task(spec.task.name, spec.task.options);
   spec.task.options = task->options();
+  warn_once(spec.task.name, *task);
   const auto& t = spec.train;  // its numbers were checked against train_numbers() by check_plausible
   RB_CHECK_INPUT(t.impl != "cuda", "train: impl 'cuda' is forward only (the CUDA kernels have no backward); train "
                                    "with auto|ref|chunked|fused");

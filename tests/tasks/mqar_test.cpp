@@ -161,6 +161,10 @@ TEST(Mqar, DenseLabelsEveryDeterminedPosition) {
   // With zero filler the two coincide.
   auto dz = make_task("mqar", {{"supervision", "dense"}}), sz = make_task("mqar", {});
   EXPECT_EQ(dz->generate(20, 1).labels, sz->generate(20, 1).labels);
+  // ... so that combination warns (plan and run print it), and the others do not.
+  EXPECT_EQ(dz->warnings().size(), 1u);
+  EXPECT_TRUE(sz->warnings().empty());
+  EXPECT_TRUE(dense->warnings().empty());
   EXPECT_THROW(make_task("mqar", {{"supervision", "all"}}), UsageError);
 }
 
