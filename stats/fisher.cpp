@@ -247,8 +247,10 @@ SeedPlan seeds_for_power(double p1, double p2, double target_power, double alpha
   check_alpha(alpha, "seeds: alpha");
   if (!(target_power > 0.0 && target_power < 1.0))
     throw UsageError(fmt::format("seeds: target power got {}, expected a number in (0, 1)", target_power));
-  if (max_n < 1 || max_n > kMaxEnumeratedRow)
-    throw UsageError(fmt::format("seeds: max n got {}, expected 1 to {}", max_n, kMaxEnumeratedRow));
+  if (max_n < 1 || max_n > kMaxSeedSearch)
+    throw UsageError(fmt::format("seeds: max n got {}, expected 1 to {} (the search's work grows as max n cubed: {} "
+                                 "takes seconds, 5000 would take about 15 minutes)",
+                                 max_n, kMaxSeedSearch, kMaxSeedSearch));
   SeedPlan plan;
   for (int64_t n = 1; n <= max_n; ++n) {
     plan.power = fisher_power(p1, p2, n, n, alpha, alt);

@@ -41,9 +41,13 @@ struct Table2x2 {
 
 // Largest row total fisher_exact / fisher_p_value accept (memory grows with the support, 8 bytes a point).
 inline constexpr int64_t kMaxFisherRowTotal = 10'000'000;
-// Largest seeds per row for the enumerating functions (fisher_power, seeds_for_power's max_n,
-// min_attainable_p): their work grows as n1 * n2.
+// Largest seeds per row for the enumerating functions (fisher_power, min_attainable_p): their work grows
+// as n1 * n2 (fisher_power at 5000 seeds a row: about 1 s on the 2-core VM).
 inline constexpr int64_t kMaxEnumeratedRow = 5000;
+// Largest max_n of seeds_for_power: it computes the power at every n up to max_n, work growing as
+// max_n^3 (measured on the 2-core VM when no n reaches the target: 800 in 3.4 s, 1500 in 23 s; 1000
+// about 7 s, where 5000 would take about 15 minutes).
+inline constexpr int64_t kMaxSeedSearch = 1000;
 
 // Throws UsageError when any count is negative or a row total exceeds kMaxFisherRowTotal.
 void validate(const Table2x2& t);

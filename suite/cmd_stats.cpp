@@ -495,7 +495,7 @@ void add_seeds(CLI::App& app, Runners& runners, const std::shared_ptr<Common>& c
   sub->add_option("--p2", a->p2, "Lock-in rate of configuration 2")->required();
   sub->add_option("--power", a->power, "Target power")->capture_default_str();
   sub->add_option("--alpha", a->alpha, "Significance level")->capture_default_str();
-  sub->add_option("--max-n", a->max_n, "Largest n tried (at most 5000)")->capture_default_str();
+  sub->add_option("--max-n", a->max_n, "Largest n tried (at most 1000: the search's work grows as max-n cubed; 1000 takes about 7 s when no n reaches the target)")->capture_default_str();
   add_alternative(sub, *common, "two-sided, greater (p1 > p2) or less");
   add_json(sub, *common);
   sub->footer(

@@ -53,6 +53,8 @@ run 0 '"adjusted"' '"method": "bh"' -- stats padjust --method bh 0.01 0.04 0.03 
 run 0 '"power"' '"min_attainable_p"' '"can_reach_significance": true' -- stats power --p1 .1 --p2 .7 --n 10 --json
 run 0 '"n": 12' '"power"' '"reached": true' -- stats seeds --p1 .1 --p2 .7 --json
 run 0 '"n": null' '"reached": false' -- stats seeds --p1 .5 --p2 .5 --max-n 10 --json
+# A search past the bound is refused before any work, with the reason (it would run for minutes).
+run 2 'expected 1 to 1000' 'cubed' -- stats seeds --p1 .5 --p2 .5001 --max-n 5000
 
 # Bad input: exit 2, a clear message.
 run 2 "got 'x', expected a whole number" -- stats fisher x 2 3 4

@@ -345,7 +345,7 @@ TEST(Power, SeedsIsTheFirstNReachingTarget) {
   EXPECT_THROW(seeds_for_power(0.1, 0.5, 1.0), UsageError);
   EXPECT_THROW(fisher_power(0.1, 0.5, 0, 5), UsageError);
   EXPECT_THROW(fisher_power(0.1, 0.5, kMaxEnumeratedRow + 1, 5), UsageError);
-  EXPECT_THROW(seeds_for_power(0.1, 0.5, 0.8, 0.05, Alternative::kTwoSided, kMaxEnumeratedRow + 1), UsageError);
+  EXPECT_THROW(seeds_for_power(0.1, 0.5, 0.8, 0.05, Alternative::kTwoSided, kMaxSeedSearch + 1), UsageError);
   EXPECT_THROW(fisher_p_value({kMaxFisherRowTotal, 1, 3, 4}), UsageError);
 }
 
