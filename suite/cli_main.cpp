@@ -1,6 +1,7 @@
 #include "suite/cli_main.h"
 
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,32 @@
 #include "suite/context.h"
 
 namespace rb {
+namespace {
+
+// Numbers on the command line are read one way, as battery files read them: integers in decimal digits
+// (CLI11 alone reads 0x10 as 16 and 0b11 as 3, and reports 1e3 as "not in range"), floating-point numbers
+// in decimal notation with an optional exponent (no hex floats, no inf or nan). Added in front of every
+// INT, UINT and FLOAT option's own range check, so the message names what is wrong.
+void decimal_numbers_only(CLI::App& app) {
+  static const std::regex integer(R"(^[+-]?[0-9]+$)");
+  static const std::regex real(R"(^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$)");
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    const bool is_int = type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0;
+    const bool is_real = type.rfind("FLOAT", 0) == 0;
+    if (!is_int && !is_real) continue;
+    opt->transform(CLI::Validator(
+        [is_int](std::string& value) -> std::string {
+          if (std::regex_match(value, is_int ? integer : real)) return "";
+          return is_int ? "expected an integer in decimal digits (e.g. 1000), got '" + value + "'"
+                        : "expected a decimal number (e.g. 0.003 or 3e-3), got '" + value + "'";
+        },
+        "", "decimal"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) decimal_numbers_only(*sub);
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{
@@ -37,6 +64,7 @@ int run_cli(int argc, char** argv) {
     auto* sub = app.add_subcommand(entry.name, entry.help);
     commands.emplace_back(sub, entry.add(*sub));
   }
+  decimal_numbers_only(app);
 
   // An unknown command is named even when --help follows it (CLI11 would print the general help and exit 0).
   if (argc > 1 && argv[1][0] != '-' && CommandRegistry::instance().find(argv[1]) == nullptr) {

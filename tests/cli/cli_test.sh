@@ -34,6 +34,12 @@ expect 2 "need 4·pairs ≤ length" -- run --cell diag --task mqar --pairs 40 --
 expect 2 "bad seed list" -- run --cell diag --task mqar --seeds 3-1 --out "$tmp"
 # Plausible bounds and impossible configs: refused before anything is trained.
 expect 2 "--steps: 0 is outside" -- run --cell diag --task mqar --steps 0 --out "$tmp"
+# One reading of numbers in flags and files: decimal digits only (CLI11 alone reads 0x10 as 16).
+expect 2 "--pairs: expected an integer in decimal digits.*'0x10'" -- run --cell diag --task mqar --pairs 0x10 --out "$tmp"
+expect 2 "--steps: expected an integer in decimal digits.*'1e3'" -- run --cell diag --task mqar --steps 1e3 --out "$tmp"
+expect 2 "--lr: expected a decimal number.*'0x1p-3'" -- run --cell diag --task mqar --lr 0x1p-3 --out "$tmp"
+expect 2 "--lr: expected a decimal number.*'nan'" -- run --cell diag --task mqar --lr nan --out "$tmp"
+expect 2 "--jobs: expected an integer in decimal digits.*'0b11'" -- run --cell diag --task mqar --jobs 0b11 --out "$tmp"
 expect 2 "more than 2^30" -- run --cell diag --task mqar --d-model 4000 --batch 65536 --out "$tmp"
 expect 2 "length = 70000 is outside the plausible range" -- run --cell diag --task mqar --task-opt length=70000 --out "$tmp"
 expect 2 "task option 'pairs' given twice" -- run --cell diag --task mqar --pairs 8 --task-opt pairs=4 --out "$tmp"
