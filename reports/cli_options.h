@@ -52,6 +52,9 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
                   "Sequential rule: stop a config at a look, no regression, when its sign test's p there exceeds "
                   "this (default 0.5: the pairs lean the other way or not at all; non-binding)")
       ->check(CLI::Range(1e-9, 1.0));
+  sub->add_flag("--allow-other-battery", f.allow_other_battery,
+                "Compare with a baseline recorded from another battery (the configs both hold); without it that is "
+                "exit 2");
   sub->add_flag("--fail-on-inconclusive", f.fail_on_inconclusive,
                 "Exit 3 when the verdict is inconclusive (default: exit 0)");
 }

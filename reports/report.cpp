@@ -330,6 +330,15 @@ json baseline_json(const RunSet& runs, const std::string& battery) {
           {"configs", configs}};
 }
 
+void check_same_battery(const Baseline& baseline, const std::string& baseline_path, const std::string& current_battery,
+                        bool allow) {
+  if (allow || baseline.battery.empty() || current_battery.empty() || baseline.battery == current_battery) return;
+  throw UsageError("baseline " + baseline_path + " was recorded from battery '" + baseline.battery +
+                       "', the current results are battery '" + current_battery + "'",
+                   "compare with ci/baselines/" + current_battery + ".json, or pass --allow-other-battery to compare the "
+                   "configs the two share");
+}
+
 Baseline read_baseline(const std::filesystem::path& path) {
   const std::string where = "baseline " + path.string();
   const std::string hint = "record a baseline with `recallbench baseline update BATTERY --results DIR`";

@@ -98,4 +98,10 @@ json baseline_json(const RunSet& runs, const std::string& battery);
 // (the CLI exits 2).
 Baseline read_baseline(const std::filesystem::path& path);
 
+// A baseline recorded from one battery compared with the results of another is refused (UsageError naming
+// both) unless `allow`: shared config keys would be compared, the rest silently dropped. Either name empty
+// (an ad hoc baseline, a results directory without plan.json) is accepted.
+void check_same_battery(const Baseline& baseline, const std::string& baseline_path, const std::string& current_battery,
+                        bool allow);
+
 }  // namespace rb::reports

@@ -26,6 +26,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
                  "%lld runs present: finish them with the same run command\n",
                  runs.missing_planned.size(), current_path.c_str(), runs.missing_planned.front().c_str(),
                  static_cast<long long>(runs.run_count));
+  if (baseline && !baseline_from) check_same_battery(*baseline, baseline_path, runs.battery, flags.allow_other_battery);
   if (baseline_from) baseline = baseline_from(runs);
   json bench = nullptr;
   if (!out.bench.empty()) {

@@ -20,6 +20,7 @@ struct GateFlags {
   std::string spending = "pocock";
   bool unpaired = false;
   bool fail_on_inconclusive = false;
+  bool allow_other_battery = false;  // compare with a baseline recorded from another battery
 
   // Parses the adjustment and spending names into `gate` (UsageError on an unknown name).
   GateOptions resolved() const {

@@ -89,7 +89,10 @@ int run_gate(const GateCommandOptions& o) {
   // A file baseline is read before anything runs (bad input costs nothing); the history's pool needs the
   // current runs' configs and commit, so it is made after the first look.
   std::optional<reports::Baseline> baseline;
-  if (!from_history) baseline = reports::read_baseline(o.baseline);
+  if (!from_history) {
+    baseline = reports::read_baseline(o.baseline);
+    reports::check_same_battery(*baseline, o.baseline, battery.name, o.gate.allow_other_battery);
+  }
 
   RunnerOptions ro;
   ro.out = o.out;

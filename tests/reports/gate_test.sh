@@ -26,6 +26,13 @@ expect 1 "verdict: regression" -- report "$tmp/regressed" --baseline "$tmp/smoke
 grep -q "## recallbench: regression" "$tmp/r.md" || { echo "FAIL: Markdown summary lacks the verdict"; fail=1; }
 grep -q "Verdict: regression" "$tmp/r.html" || { echo "FAIL: HTML lacks the verdict"; fail=1; }
 grep -q '"verdict": "regression"' "$tmp/r.json" || { echo "FAIL: JSON lacks the verdict"; fail=1; }
+# Results of another battery against this baseline: refused (the shared keys would be compared and the rest
+# dropped without a word) unless asked for.
+cp -r "$tmp/regressed" "$tmp/other"
+echo '{"kind": "recallbench.plan", "battery": {"name": "leaderboard"}, "runs": []}' >"$tmp/other/plan.json"
+expect 2 "recorded from battery 'smoke', the current results are battery 'leaderboard'" -- \
+  compare --baseline "$tmp/smoke.json" --current "$tmp/other"
+expect 1 "regression   mqar/diag+conv/" -- compare --baseline "$tmp/smoke.json" --current "$tmp/other" --allow-other-battery
 
 # The same configs, every seed still locking in, but at step 600 instead of 300 (10 seeds a side): the
 # lock-in counts and recall cannot see it, the log-rank test on the time to lock-in does.
