@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <cstdint>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -53,6 +54,27 @@ std::string run_label(const RunSpec& s) {
   for (const auto& [k, v] : s.task.options.items())
     if (v.is_number_integer() && (k == "pairs" || k == "length")) label += " " + k + ":" + v.dump();
   return label + " seed " + std::to_string(s.seed);
+}
+
+// A run writes about 12 KiB (its document and its log, measured on the seed-claims-fair store); below
+// kMinFreeBytes nothing can be written reliably, and a worker that cannot write its result or its log
+// fails with an empty log, so the free space is said at the start and with every failure.
+constexpr uintmax_t kRunBytes = 12 * 1024;
+constexpr uintmax_t kMinFreeBytes = 1024 * 1024;
+
+uintmax_t free_bytes(const fs::path& dir) {
+  std::error_code ec;
+  const fs::space_info si = fs::space(dir, ec);
+  return ec ? UINTMAX_MAX : si.available;
+}
+
+// " — the file system of DIR is full (N bytes free): No space left on device" when it is, else "".
+std::string disk_full_note(const fs::path& dir) {
+  const uintmax_t free = free_bytes(dir);
+  if (free >= kMinFreeBytes) return "";
+  return fmt::format(" — the file system holding {} has {} bytes free: No space left on device (free space and run "
+                     "again; finished runs are kept)",
+                     dir.string(), free);
 }
 
 std::string tail_of(const fs::path& path, size_t lines) {
@@ -290,6 +312,14 @@ class Scheduler {
 
   void prepare_store() {
     fs::create_directories(store_.runs_dir());
+    const uintmax_t free = free_bytes(store_.dir());
+    if (free < kMinFreeBytes)
+      throw UsageError(fmt::format("{}: the file system has {} bytes free: No space left on device", store_.dir().string(),
+                                   free),
+                       "free some space (each run writes about 12 KiB) or give --out on another file system");
+    if (free != UINTMAX_MAX && free / kRunBytes < slice_.size())
+      fmt::print(stderr, "warning: {} has {} KiB free, about {} runs' worth of results; this slice plans {}\n",
+                 store_.dir().string(), free / 1024, free / kRunBytes, slice_.size());
     plan_json_ = plan_.to_json();
     write_json_atomic(store_.dir() / "plan.json", plan_json_);
     if (const int swept = store_.sweep_temporaries())
@@ -365,8 +395,9 @@ class Scheduler {
       if (c.state == ResultCheck::State::kCorrupt) store_.quarantine(spec);
       w.lock.release();
       const bool retry = n <= o_.retries && !g_interrupted;
-      note(fmt::format("worker for {} {} without a valid result{}; log {}:\n{}", spec.key(), how,
-                       retry ? " (retrying)" : "", store_.log_path(spec).string(), tail_of(store_.log_path(spec), 8)));
+      note(fmt::format("worker for {} {} without a valid result{}{}; log {}:\n{}", spec.key(), how,
+                       retry ? " (retrying)" : "", disk_full_note(store_.dir()), store_.log_path(spec).string(),
+                       tail_of(store_.log_path(spec), 8)));
       if (retry) {
         forced_.erase(w.index);
         pending_.push_back(w.index);

@@ -78,4 +78,15 @@ expect 2 "got -1, expected a whole number" -- stats fisher -1 2 3 4
 [ -z "$(ls -A "$tmp")" ] || { echo "FAIL: a rejected command wrote into $tmp"; fail=1; }
 # The gate command sets the look size from the battery: a --stage-seeds of its own is refused.
 expect 2 "stage-seeds is set by the battery" -- gate --baseline "$src/ci/baselines/smoke.json" --stage-seeds 5 --out "$tmp/gate"
+# A full file system is named with the operating system's words before any worker starts (a worker that
+# cannot write its log would otherwise fail with an empty log). Needs root to mount a small tmpfs.
+full="$tmp/full"
+mkdir -p "$full"
+if mount -t tmpfs -o size=64k tmpfs "$full" 2>/dev/null; then
+  dd if=/dev/zero of="$full/fill" bs=1k count=60 2>/dev/null
+  expect 2 "No space left on device" -- run --cell diag --task mqar --steps 5 --out "$full/r"
+  umount "$full"
+else
+  echo "skip: the full-disk case needs a tmpfs mount (root)"
+fi
 exit $fail
