@@ -316,6 +316,13 @@ std::string uninformative(const Claim& claim, const Config& a, const Config& b, 
   return "";
 }
 
+// P(X = k) for X ~ Binomial(n, p), exact at p = 0 and p = 1.
+double binom_pmf(int64_t k, int64_t n, double p) {
+  if (p <= 0) return k == 0 ? 1.0 : 0.0;
+  if (p >= 1) return k == n ? 1.0 : 0.0;
+  return std::exp(stats::log_choose(n, k) + k * std::log(p) + (n - k) * std::log1p(-p));
+}
+
 // Power of the interval landing inside the margin when the arms do not differ (ties, non-inferiority).
 double equivalence_power(const Claim& claim, const Config& b, double pooled_rate, int64_t n_a, int64_t n_b,
                          double alpha_each) {
@@ -329,13 +336,7 @@ double equivalence_power(const Claim& claim, const Config& b, double pooled_rate
     for (int64_t x = 0; x <= n_a; ++x)
       for (int64_t y = 0; y <= n_b; ++y) {
         const stats::Interval i = stats::newcombe_difference(x, n_a, y, n_b, level);
-        if (!inside(i.low, i.high)) continue;
-        const auto binom = [&](int64_t k, int64_t n) {
-          if (pooled_rate <= 0) return k == 0 ? 1.0 : 0.0;
-          if (pooled_rate >= 1) return k == n ? 1.0 : 0.0;
-          return std::exp(stats::log_choose(n, k) + k * std::log(pooled_rate) + (n - k) * std::log1p(-pooled_rate));
-        };
-        power += binom(x, n_a) * binom(y, n_b);
+        if (inside(i.low, i.high)) power += binom_pmf(x, n_a, pooled_rate) * binom_pmf(y, n_b, pooled_rate);
       }
     return power;
   }
@@ -359,18 +360,13 @@ double fisher_directional_power(const Claim& claim, int64_t n_a, int64_t n_b, do
   if (claim.sided == 1)
     return stats::fisher_power(claim.effect_a, claim.effect_b, n_a, n_b, alpha_each, power_alternative(claim.direction));
   double power = 0.0;
-  const auto binom = [](int64_t k, int64_t n, double p) {
-    if (p <= 0) return k == 0 ? 1.0 : 0.0;
-    if (p >= 1) return k == n ? 1.0 : 0.0;
-    return std::exp(stats::log_choose(n, k) + k * std::log(p) + (n - k) * std::log1p(-p));
-  };
   for (int64_t x = 0; x <= n_a; ++x)
     for (int64_t y = 0; y <= n_b; ++y) {
       const double side = static_cast<double>(x) / n_a - static_cast<double>(y) / n_b;
       if (side * direction_sign(claim) <= 0) continue;
       const stats::Table2x2 t{x, n_a - x, y, n_b - y};
       if (stats::significant(stats::fisher_p_value(t, stats::Alternative::kTwoSided), alpha_each))
-        power += binom(x, n_a, claim.effect_a) * binom(y, n_b, claim.effect_b);
+        power += binom_pmf(x, n_a, claim.effect_a) * binom_pmf(y, n_b, claim.effect_b);
     }
   return power;
 }
@@ -499,50 +495,66 @@ std::string sensitivity_line(const Claim& claim, const std::vector<ClaimComparis
          (hangs ? " — the significance hangs on the threshold" : " — the same significance at every threshold");
 }
 
-ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+ClaimVerdict not_run(const Claim& claim, const char* sides) {
   ClaimVerdict v;
   v.claim = &claim;
-  if (pairs.empty()) {
-    v.verdict = "not run";
-    v.note = !claim.needs.empty() ? "needs " + claim.needs
-                                  : "no results match both sides" +
-                                        (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
-    return v;
+  v.verdict = "not run";
+  v.note = !claim.needs.empty() ? "needs " + claim.needs
+                                : std::string("no results match ") + sides +
+                                      (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
+  return v;
+}
+
+// The depths that can separate the arms; the others named in `left_out`.
+std::vector<ClaimComparison*> informative(const Claim& claim, std::vector<ClaimComparison>& comparisons,
+                                          std::string& left_out) {
+  std::vector<ClaimComparison*> used;
+  for (auto& c : comparisons) {
+    if (c.uninformative.empty()) used.push_back(&c);
+    else left_out += fmt::format("{}{}{}", left_out.empty() ? "" : "; ",
+                                 c.depth.is_null() ? "" : claim.over + "=" + c.depth.dump() + ": ", c.uninformative);
   }
+  return used;
+}
+
+// Holm over the depths in each direction (into p_expected_adj, p_opposite_adj); whether every depth is
+// significant as expected and whether any is the other way.
+std::pair<bool, bool> holm_over(std::vector<ClaimComparison*>& used, double alpha) {
+  std::vector<double> pe, po;
+  for (ClaimComparison* c : used) pe.push_back(c->p_expected), po.push_back(c->p_opposite);
+  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
+  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
+  bool all_expected = true, any_opposite = false;
+  for (size_t i = 0; i < used.size(); ++i) {
+    used[i]->p_expected_adj = pe_adj[i];
+    used[i]->p_opposite_adj = po_adj[i];
+    all_expected = all_expected && stats::significant(pe_adj[i], alpha);
+    any_opposite = any_opposite || stats::significant(po_adj[i], alpha);
+  }
+  return {all_expected, any_opposite};
+}
+
+ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  if (pairs.empty()) return not_run(claim, "both sides");
+  ClaimVerdict v;
+  v.claim = &claim;
   const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
   for (const auto& pair : pairs) v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
-  std::vector<ClaimComparison*> used;
   std::string left_out;
-  for (auto& c : v.comparisons) {
-    if (c.uninformative.empty()) {
-      used.push_back(&c);
-      continue;
-    }
-    left_out += fmt::format("{}{}{}", left_out.empty() ? "" : "; ",
-                            c.depth.is_null() ? "" : claim.over + "=" + c.depth.dump() + ": ", c.uninformative);
-  }
+  std::vector<ClaimComparison*> used = informative(claim, v.comparisons, left_out);
   if (used.empty()) {
     v.verdict = "not informative";
     v.note = left_out;
     v.sensitivity = sensitivity_line(claim, {&v.comparisons.front()}, claim.alpha);
     return v;
   }
-  // Holm over the informative depths, in each direction.
-  std::vector<double> pe, po;
-  for (ClaimComparison* c : used) pe.push_back(c->p_expected), po.push_back(c->p_opposite);
-  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
-  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
-  bool all_expected = true, any_opposite = false, size_ruled_out = false;
-  bool all_inside = true, any_outside = false;
+  const auto [all_expected, any_opposite] = holm_over(used, claim.alpha);
+  bool size_ruled_out = false, all_inside = true, any_outside = false;
   const double size = claimed_size(claim);
   const int sign = direction_sign(claim);
   v.power = 1.0;
-  for (size_t i = 0; i < used.size(); ++i) {
-    ClaimComparison& c = *used[i];
-    c.p_expected_adj = pe_adj[i];
-    c.p_opposite_adj = po_adj[i];
-    all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
-    any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
+  for (ClaimComparison* cp : used) {
+    const ClaimComparison& c = *cp;
     const double reach = sign > 0 ? c.high : -c.low;  // how far the interval reaches in the expected direction
     size_ruled_out = size_ruled_out || reach < size;
     const bool inside = claim.direction == "none" ? c.low > -size && c.high < size : c.low > -size;
@@ -572,19 +584,11 @@ ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
 
 // One-arm claims: the lottery's middle share, or recall at most a level (see claims.h).
 ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  if (pairs.empty()) return not_run(claim, "side a");
   ClaimVerdict v;
   v.claim = &claim;
-  if (pairs.empty()) {
-    v.verdict = "not run";
-    v.note = !claim.needs.empty() ? "needs " + claim.needs
-                                  : "no results match side a" +
-                                        (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
-    return v;
-  }
   const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
   const bool lottery = claim.statistic == "lottery";
-  std::vector<ClaimComparison*> used;
-  std::string left_out;
   for (const auto& pair : pairs) {
     const Config& a = *pair.first;
     ClaimComparison c;
@@ -615,29 +619,16 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
     c.power = stats::significant(stats::binom_test(0, c.n_a, p0, stats::Alternative::kLess).p_value, alpha_each) ? 1.0 : 0.0;
     v.comparisons.push_back(c);
   }
-  for (auto& c : v.comparisons) {
-    if (c.uninformative.empty()) used.push_back(&c);
-    else left_out += fmt::format("{}{}{}", left_out.empty() ? "" : "; ",
-                                 c.depth.is_null() ? "" : claim.over + "=" + c.depth.dump() + ": ", c.uninformative);
-  }
+  std::string left_out;
+  std::vector<ClaimComparison*> used = informative(claim, v.comparisons, left_out);
   if (used.empty()) {
     v.verdict = "not informative";
     v.note = left_out;
     return v;
   }
-  std::vector<double> pe, po;
-  for (ClaimComparison* c : used) pe.push_back(c->p_expected), po.push_back(c->p_opposite);
-  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
-  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
-  bool all_expected = true, any_opposite = false;
+  const auto [all_expected, any_opposite] = holm_over(used, claim.alpha);
   v.power = 1.0;
-  for (size_t i = 0; i < used.size(); ++i) {
-    used[i]->p_expected_adj = pe_adj[i];
-    used[i]->p_opposite_adj = po_adj[i];
-    all_expected = all_expected && stats::significant(pe_adj[i], claim.alpha);
-    any_opposite = any_opposite || stats::significant(po_adj[i], claim.alpha);
-    v.power = std::min(v.power, used[i]->power);
-  }
+  for (ClaimComparison* c : used) v.power = std::min(v.power, c->power);
   v.verdict = all_expected ? "reproduced" : any_opposite ? "contradicted" : "undecided";
   const double p0 = lottery ? claim.bound : 0.5;
   std::string observed;
