@@ -18,6 +18,7 @@
 // A cell that fails is bad input (exit 2): `run` never trains a non-causal entrant.
 #include <cmath>
 #include <mutex>
+#include <sstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -37,6 +38,16 @@ std::string shape_text(const torch::Tensor& t) {
   std::string s;
   for (auto d : t.sizes()) s += (s.empty() ? "" : ", ") + std::to_string(d);
   return "[" + s + "]";
+}
+
+// The line of a TorchScript error that says what went wrong: its last non-empty line (the interpreter puts
+// the serialized traceback first and "builtins.RuntimeError: ..." last), at most 300 characters.
+std::string error_line(const std::string& message) {
+  std::string last, line;
+  std::istringstream in(message);
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line.substr(line.find_first_not_of(" \t"));
+  return last.substr(0, 300);
 }
 
 class ScriptCell : public Cell {
@@ -89,7 +100,21 @@ class ScriptCell : public Cell {
     if (cfg.preflight) preflight(where);
   }
 
-  torch::Tensor forward(const torch::Tensor& x) override { return module_.forward({x}).toTensor(); }
+  // A module that raises (its own `raise`, a shape error, a non-tensor result) is the user's cell failing:
+  // bad input naming the cell (exit 2), wherever it happens (pre-flight, check-cell, a worker's training).
+  torch::Tensor forward(const torch::Tensor& x) override {
+    try {
+      return module_.forward({x}).toTensor();
+    } catch (const c10::Error& e) {  // shape errors, a result that is not a tensor
+      throw UsageError(fmt::format("TorchScript cell {}: forward failed on an input of shape {}: {}", cfg_.path,
+                                   shape_text(x), error_line(e.what_without_backtrace())),
+                       kHint);
+    } catch (const std::exception& e) {  // the module's own `raise` (torch::jit::JITException)
+      throw UsageError(fmt::format("TorchScript cell {}: forward raised on an input of shape {}: {}", cfg_.path,
+                                   shape_text(x), error_line(e.what())),
+                       kHint);
+    }
+  }
   int64_t state_size() const override { return state_size_; }
   nlohmann::json resolved_options() const override {
     return {{"content_hash", cfg_.options.value("content_hash", "")}, {"state", audited_ ? "audited" : "declared"}};
@@ -150,10 +175,8 @@ class ScriptCell : public Cell {
     torch::Tensor y;
     try {
       y = forward(x);
-    } catch (const c10::Error& e) {
-      throw UsageError(fmt::format("{}: forward failed on an input of shape [2, {}, {}]: {}", where, T, cfg_.d_model,
-                                   std::string(e.what_without_backtrace()).substr(0, 300)),
-                       "is the module built for d_model " + std::to_string(cfg_.d_model) + "?");
+    } catch (const UsageError& e) {
+      throw UsageError(e.what(), "is the module built for d_model " + std::to_string(cfg_.d_model) + "?");
     }
     if (y.sizes() != x.sizes())
       throw UsageError(fmt::format("{}: forward returned shape {} for an input of shape {}", where, shape_text(y),

@@ -176,6 +176,12 @@ int run_run(RunOptions& o) {
     fmt::print(stderr, "interrupted: finished runs are kept; run the same command again to finish the rest\n");
     return 130;
   }
+  if (sum.failed > 0 && sum.failed == sum.failed_bad_input) {
+    fmt::print(stderr, "{} run(s) failed on bad input (the worker logs above say what: a cell that raises, an "
+                       "impossible option); fix it and run the same command again\n",
+               sum.failed);
+    return kExitUsage;
+  }
   if (sum.failed > 0) {
     fmt::print(stderr, "{} run(s) failed (see the worker logs above); run the same command again to retry them\n",
                sum.failed);

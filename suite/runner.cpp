@@ -394,7 +394,10 @@ class Scheduler {
       const int n = ++attempts_[w.index];
       if (c.state == ResultCheck::State::kCorrupt) store_.quarantine(spec);
       w.lock.release();
-      const bool retry = n <= o_.retries && !g_interrupted;
+      // A worker that exited 2 found bad input (a user's cell raising, an impossible option): the same
+      // input fails the same way, so it is not retried.
+      const bool bad_input = WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage;
+      const bool retry = n <= o_.retries && !g_interrupted && !bad_input;
       note(fmt::format("worker for {} {} without a valid result{}{}; log {}:\n{}", spec.key(), how,
                        retry ? " (retrying)" : "", disk_full_note(store_.dir()), store_.log_path(spec).string(),
                        tail_of(store_.log_path(spec), 8)));
@@ -403,6 +406,7 @@ class Scheduler {
         pending_.push_back(w.index);
       } else {
         ++sum_.failed;
+        sum_.failed_bad_input += bad_input ? 1 : 0;
       }
     }
   }

@@ -53,6 +53,20 @@ for b in (2, 4, 8, 16):
     torch.jit.script(Block(b)).save(out + "/block%d.pt" % b)
     torch.jit.script(BlockWithStep(b)).save(out + "/block%d_step.pt" % b)
 torch.jit.script(Block(4, min_length=32)).save(out + "/long_only.pt")
+class Raiser(nn.Module):
+    """A causal cell that raises its own error once it has been called `after` times."""
+    calls: int
+    def __init__(self, after: int):
+        super().__init__(); self.p = nn.Linear(D, D); self.d_model = D; self.calls = 0; self.after = after
+    @torch.jit.export
+    def state_size(self, length: int) -> int: return self.d_model
+    def forward(self, x: Tensor) -> Tensor:
+        self.calls += 1
+        if self.calls > self.after:
+            raise RuntimeError("the cell's own error")
+        return self.p(torch.cumsum(x, 1))
+torch.jit.script(Raiser(0)).save(out + "/raise_now.pt")
+torch.jit.script(Raiser(80)).save(out + "/raise_later.pt")
 PY
 "$py" "$tmp/leaky.py" "$tmp" || { echo "FAIL: writing the leaky modules"; exit 1; }
 (cd "$tmp" && "$py" "$src/examples/script_cell/linear_attention_conv.py" cell.pt) >/dev/null || { echo "FAIL: example"; exit 1; }
@@ -74,4 +88,13 @@ expect 0 "over budget: cell attention on mqar" -- plan --battery leaderboard --c
 expect 2 "not a matched-state entrant" -- run --battery leaderboard --cell attention --out "$tmp/over" --jobs 1
 [ -z "$(ls "$tmp/over/runs" 2>/dev/null)" ] || { echo "FAIL: an over-budget entrant was trained"; fail=1; }
 expect 0 "budget       pass" -- check-cell "script:$tmp/cell.pt" --budget 1312
+# A cell whose forward raises is bad input naming the cell and its error: at once (the pre-flight, before
+# any training) and in the middle of training (the worker exits 2, is not retried, and run exits 2).
+expect 2 "raise_now.pt: forward raised .*the cell's own error" -- run --cell "script:$tmp/raise_now.pt" "${tiny[@]}" \
+  --out "$tmp/raise-now"
+later=(--task mqar --pairs 2 --length 16 --vocab 32 --d-model 32 --steps 100 --batch 8 --eval-every 20 --eval-examples 32
+  --jobs 1)
+expect 2 "raise_later.pt: forward raised .*the cell's own error" -- run --cell "script:$tmp/raise_later.pt" "${later[@]}" \
+  --out "$tmp/raise-later"
+expect 2 "failed on bad input" -- run --cell "script:$tmp/raise_later.pt" "${later[@]}" --out "$tmp/raise-later"
 exit "$fail"
