@@ -279,14 +279,6 @@ SidedP sided_p(const Claim& claim, OneSided p_of) {
   return pe <= po ? SidedP{two, 1.0} : SidedP{1.0, two};
 }
 
-std::vector<double> best_recalls(const Config& c) {
-  std::vector<double> out;
-  for (const auto& s : c.seeds)
-    out.push_back(std::max(std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0,
-                           std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0));
-  return out;
-}
-
 // Why a depth cannot separate the arms, or "" (see claims.h).
 std::string uninformative(const Claim& claim, const Config& a, const Config& b, const ConfigSummary& sa,
                           const ConfigSummary& sb) {
@@ -306,13 +298,23 @@ std::string uninformative(const Claim& claim, const Config& a, const Config& b, 
   }
   if (2 * sa.k >= sa.n && 2 * sb.k >= sb.n)
     return "ceiling: most seeds of both arms lock in and stop there, so their recalls are stopping points";
+  // The mirror of the ceiling: most seeds of both arms never learn (no lock-in, best recall below the
+  // floor), so the medians and the shift compare failures.
   const double floor = claim.floor >= 0 ? claim.floor : 0.5 * a.threshold();
-  if (sa.k == 0 && sb.k == 0) {
-    const auto ba = best_recalls(a), bb = best_recalls(b);
-    const double top = std::max(*std::max_element(ba.begin(), ba.end()), *std::max_element(bb.begin(), bb.end()));
-    if (top < floor)
-      return fmt::format("floor: no seed of either arm learns (best recall {:.2f} < {:.2f}, none locks in)", top, floor);
-  }
+  const auto failed = [&](const Config& c) {
+    int64_t n = 0;
+    for (const auto& s : c.seeds) {
+      const double best = std::max(std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0,
+                                   std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
+      n += !s.locked_in && best < floor ? 1 : 0;
+    }
+    return n;
+  };
+  const int64_t fa = failed(a), fb = failed(b);
+  if (2 * fa >= sa.n && 2 * fb >= sb.n)
+    return fmt::format("floor: most seeds of both arms never learn ({}/{} and {}/{} stay below recall {:.2f}), so their "
+                       "recalls compare failures",
+                       fa, sa.n, fb, sb.n, floor);
   return "";
 }
 

@@ -8,8 +8,9 @@
 // Verdicts (the rules, in order; docs/claims.md and reports/claims_schema.md say the same):
 //   not run       no results match a side (claims that need a larger scale say which in `needs`);
 //   not informative  every compared depth sits where the statistic cannot tell the arms apart: both arms
-//                 at the floor (Fisher: 0/n and 0/n; recall: no seed locks in and no seed's best accuracy
-//                 reaches the claim's `floor`, by default half the lock-in threshold), both at the ceiling
+//                 at the floor (Fisher: 0/n and 0/n; recall: at least half of each arm's seeds never lock in
+//                 and never reach the claim's `floor`, by default half the lock-in threshold, so the medians
+//                 compare failures), both at the ceiling
 //                 (Fisher: n/n and n/n; recall: at least half of each arm's seeds locked in, so runs stopped
 //                 at the threshold and their recalls are stopping points), or a vacuous setting (MQAR dense
 //                 against sparse labels with zero filler: the same labels). Such depths are left out of
