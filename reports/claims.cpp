@@ -326,8 +326,8 @@ double binom_pmf(int64_t k, int64_t n, double p) {
 }
 
 // Power of the interval landing inside the margin when the arms do not differ (ties, non-inferiority).
-double equivalence_power(const Claim& claim, const Config& b, double pooled_rate, int64_t n_a, int64_t n_b,
-                         double alpha_each) {
+double equivalence_power(const Claim& claim, const Config& a, const Config& b, double pooled_rate, int64_t n_a,
+                         int64_t n_b, double alpha_each) {
   const double m = claimed_size(claim);
   const double level = 1.0 - 2.0 * alpha_each;
   const auto inside = [&](double low, double high) {
@@ -342,15 +342,22 @@ double equivalence_power(const Claim& claim, const Config& b, double pooled_rate
       }
     return power;
   }
-  const auto rb = recalls(b);
+  // Nothing differs: both arms drawn from the pooled residuals (each arm's recalls less its median), so the
+  // spread of the wider arm counts.
+  std::vector<double> residuals;
+  for (const Config* c : {&a, &b}) {
+    const auto r = recalls(*c);
+    const double median = reports::spread(r).median;
+    for (double x : r) residuals.push_back(x - median);
+  }
   std::mt19937_64 rng(20261130);
-  std::uniform_int_distribution<size_t> pick(0, rb.size() - 1);
+  std::uniform_int_distribution<size_t> pick(0, residuals.size() - 1);
   constexpr int kDraws = 200;
   int hits = 0;
   std::vector<double> x(n_a), y(n_b);
   for (int d = 0; d < kDraws; ++d) {
-    for (auto& v : x) v = rb[pick(rng)];
-    for (auto& v : y) v = rb[pick(rng)];
+    for (auto& v : x) v = residuals[pick(rng)];
+    for (auto& v : y) v = residuals[pick(rng)];
     const stats::ShiftEstimate e = stats::hodges_lehmann(x, y, level);
     hits += inside(e.low, e.high) ? 1 : 0;
   }
@@ -429,7 +436,7 @@ ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double 
   cmp.p_expected = p.expected;
   cmp.p_opposite = p.opposite;
   if (equivalence_kind(claim))
-    cmp.power = equivalence_power(claim, *b, static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1),
+    cmp.power = equivalence_power(claim, *a, *b, static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1),
                                   sa.n, sb.n, alpha_each);
   else if (claim.statistic == "fisher")
     cmp.power = fisher_directional_power(claim, sa.n, sb.n, alpha_each);
@@ -464,7 +471,7 @@ int64_t seeds_needed(const Claim& claim, const ConfigPair& first, int64_t n_now,
     const double pooled = static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1);
     const int64_t cap = claim.statistic == "fisher" ? 200 : 40;
     for (int64_t n = std::max<int64_t>(2, n_now); n <= cap; n += n < 30 ? 1 : 5)
-      if (equivalence_power(claim, *first.second, pooled, n, n, alpha_each) >= kClaimPower) return n;
+      if (equivalence_power(claim, *first.first, *first.second, pooled, n, n, alpha_each) >= kClaimPower) return n;
     return 0;
   }
   if (claim.statistic == "fisher") {

@@ -40,7 +40,7 @@
 // (400 draws, fixed seed), so it reflects the spread actually measured; counted only when the test is
 // significant in the expected direction. Ties and non-inferiority: the chance that the interval lands
 // inside the margin when the arms do not differ (Fisher: enumerated at the pooled observed rate;
-// recall: both arms resampled from arm b). Per depth at alpha / depths; the smallest is reported.
+// recall: both arms resampled from the pooled residuals, each arm's recalls less its median). Per depth at alpha / depths; the smallest is reported.
 //
 // One-arm claims (side a only; `over` allowed; exact binomial tests, Holm over depths):
 //   lottery   "a seed either locks in or does not": the share of seeds that neither lock in nor stay
