@@ -7,6 +7,7 @@
 #include "suite/cli.h"
 #include "core/errors.h"
 #include "suite/planner.h"
+#include "suite/train/train_api.h"
 #include "tasks/task.h"
 
 namespace rb {
@@ -68,6 +69,7 @@ int run_list(const ListOptions& o) {
       std::string runs = "?", cost = "?", note;
       nlohmann::json entry = {{"name", b.name}, {"description", b.description}};
       try {
+        set_task_warnings(false);  // costing every preset is not planning one
         const Plan plan = make_plan(b.make());
         double seconds = 0;
         for (const auto& r : plan.runs) seconds += estimate_run_seconds(r);

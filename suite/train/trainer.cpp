@@ -13,6 +13,7 @@
 // model's: a fingerprint of the held-out set and one of the first training batches (tasks/task.h).
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -203,10 +204,13 @@ int64_t state_size_of(const RunSpec& spec) {
 
 namespace {
 
+std::atomic<bool> g_task_warnings{true};
+
 // A task's warnings (Task::warnings), printed to stderr once per task configuration in this process.
 void warn_once(const std::string& name, const Task& task) {
   static std::mutex mutex;
   static std::set<std::string> said;
+  if (!g_task_warnings) return;
   for (const std::string& w : task.warnings()) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (said.insert(name + task.options().dump() + w).second)
@@ -215,6 +219,8 @@ void warn_once(const std::string& name, const Task& task) {
 }
 
 }  // namespace
+
+void set_task_warnings(bool on) { g_task_warnings = on; }
 
 RunSpec resolve_spec(RunSpec spec) {
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
