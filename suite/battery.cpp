@@ -645,6 +645,22 @@ const char* const kClaimsRamp256 = R"JSON({
   "contrasts": ["curriculum"]
 })JSON";
 
+// The transition claim at 32 pairs ("+0.32 at 32 pairs"): the unarmed delta rule against its diagonal
+// ablation where 32 pairs fit (length 128) and at the width where the state can hold them (d_model 64,
+// state 4096 = 64 x 64). Costed, not run (docs/claims.md).
+const char* const kClaims32Pairs = R"JSON({
+  "schema_version": 1, "name": "claims-32-pairs",
+  "description": "rank1 vs diag on MQAR 32 pairs, length 128, vocab 128, width 64 at state 4096, 10 seeds",
+  "cells": ["rank1", "diag"],
+  "model": {"d_model": 64, "layers": 2, "mlp": true},
+  "state_budget": 4096,
+  "threshold": 0.9,
+  "seeds": "0-9",
+  "tasks": [{"name": "mqar", "options": {"pairs": 32, "length": 128, "vocab": 128}}],
+  "recipes": [{"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}],
+  "contrasts": ["transition"]
+})JSON";
+
 const char* const kClaimsGated512 = R"JSON({
   "schema_version": 1, "name": "claims-gated-512",
   "description": "the ramp vs the ramp gated on measured accuracy on haystack (4 pairs, length 512, vocab 64), rank1+decay+conv at width 32, 6 seeds",
@@ -686,6 +702,9 @@ RB_REGISTER(BatteryRegistry, seed_claims_fair,
 RB_REGISTER(BatteryRegistry, claims_ramp_256,
             BatteryEntry{"claims-ramp-256", "the shaped-ramp claim at length 256 (ci/claims/seed-claims.json), 16 runs",
                          [] { return preset(kClaimsRamp256); }});
+RB_REGISTER(BatteryRegistry, claims_32_pairs,
+            BatteryEntry{"claims-32-pairs", "the transition claim at 32 pairs (ci/claims/seed-claims.json), 20 runs",
+                         [] { return preset(kClaims32Pairs); }});
 RB_REGISTER(BatteryRegistry, claims_gated_512,
             BatteryEntry{"claims-gated-512", "the gated-ramp claim at length 512 (ci/claims/seed-claims.json), 12 runs",
                          [] { return preset(kClaimsGated512); }});
