@@ -138,6 +138,12 @@ json read_json_file(const std::filesystem::path& path) {
   return parse_json_text(read_regular_file(path, kMaxJsonBytes), path.string());
 }
 
+std::string kind_of(const json& doc) {
+  if (!doc.is_object()) return "";
+  const auto it = doc.find("kind");
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 int64_t checked_integer(const json& v, const std::string& name) {
   const auto bad = [&] {
     return UsageError("field '" + name + "' got " + v.dump() + ", expected a whole number within ±9.2e18");

@@ -45,6 +45,10 @@ auto with_json_errors(const std::string& where, F&& read) -> decltype(read()) {
   }
 }
 
+// The document's "kind" when it is an object with a string kind, else "" (a kind of another type, as in
+// {"kind": [...]}, is not a kind: `value("kind", "")` would throw a type error there).
+std::string kind_of(const json& doc);
+
 // A JSON number as an int64, or UsageError naming `name` when it is not a whole number within int64's range
 // (a float such as 4.4e24 would otherwise convert with undefined behaviour).
 int64_t checked_integer(const json& value, const std::string& name);

@@ -578,7 +578,7 @@ Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit,
 }
 
 Batch batch_from_verdicts(const json& doc, const CommitInfo& commit, const std::string& where) {
-  RB_CHECK_INPUT(doc.is_object() && doc.value("kind", "") == "recallbench.verdicts" && doc.contains("verdicts"),
+  RB_CHECK_INPUT(kind_of(doc) == "recallbench.verdicts" && doc.contains("verdicts"),
                  where + ": not a `recallbench verify --json` document (kind recallbench.verdicts)");
   Batch batch;
   batch.commits.push_back(commit);

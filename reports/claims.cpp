@@ -103,7 +103,7 @@ std::string ClaimSide::describe() const {
 }
 
 ClaimSet claims_from_json(const json& doc, const std::string& where) {
-  if (!doc.is_object() || doc.value("kind", "") != "recallbench.claims")
+  if (kind_of(doc) != "recallbench.claims")
     throw UsageError(where + ": got no 'recallbench.claims' document", kHint);
   const json version = doc.value("schema_version", json(nullptr));
   if (!version.is_number_integer() || version.get<int64_t>() != kClaimsSchemaVersion)

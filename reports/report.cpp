@@ -353,7 +353,7 @@ Baseline read_baseline(const std::filesystem::path& path) {
   }
   if (!doc.is_object())
     throw UsageError(where + ": got a JSON " + std::string(doc.type_name()) + ", expected an object", hint);
-  const std::string kind = doc.contains("kind") && doc.at("kind").is_string() ? doc.at("kind").get<std::string>() : "";
+  const std::string kind = kind_of(doc);
   if (kind != "recallbench.baseline" && kind != "recallbench.report")
     throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.baseline' (or a 'recallbench.report')",
                      hint);

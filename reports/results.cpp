@@ -117,7 +117,7 @@ void read_plan(const fs::path& plan_path, RunSet& set) {
   if (!fs::exists(plan_path)) return;
   const json plan = read_json_file(plan_path);
   const std::string where = plan_path.string();
-  if (!plan.is_object() || plan.value("kind", "") != "recallbench.plan")
+  if (kind_of(plan) != "recallbench.plan")
     throw UsageError(where + ": got no 'recallbench.plan' document, expected the runner's plan (or no plan.json)");
   if (plan.contains("battery") && plan.at("battery").is_object()) {
     set.battery_document = plan.at("battery");
@@ -244,7 +244,7 @@ RunSet read_results(const fs::path& path) {
   }
   const json doc = read_json_file(path);
   const std::string where = path.string();
-  const std::string kind = doc.is_object() ? doc.value("kind", "") : "";
+  const std::string kind = kind_of(doc);
   if (kind == "recallbench.run") {
     RunSet set = group_runs({{where, doc}});
     set.source = where;

@@ -88,7 +88,7 @@ int run_add(const HistoryOptions& o) {
         fmt::print("{}: benchmarks of commit {}\n", path, commit.hash.substr(0, 12));
         continue;
       }
-      if (doc.is_object() && doc.value("kind", "") == "recallbench.verdicts") {
+      if (kind_of(doc) == "recallbench.verdicts") {
         if (o.commit.empty())
           throw UsageError(path + ": a verdicts file records no commit", "pass --commit REV (the commit verify ran on)");
         auto commit = commit_for(o, "", path);

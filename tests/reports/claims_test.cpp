@@ -351,6 +351,9 @@ TEST(Verify, BadClaimsFiles) {
   EXPECT_THROW(claims({typo}), UsageError);
   EXPECT_THROW(claims_from_json({{"schema_version", 2}, {"kind", "recallbench.claims"}, {"claims", json::array()}}, "t"),
                UsageError);
+  // A kind that is not a string (found by the claims fuzzer: it was a JSON type error, exit 4).
+  EXPECT_THROW(claims_from_json({{"schema_version", 1}, {"kind", json::array({1})}, {"claims", json::array()}}, "t"),
+               UsageError);
 }
 
 }  // namespace
