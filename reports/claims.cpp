@@ -72,21 +72,31 @@ std::vector<double> recalls(const Config& c) {
   return out;
 }
 
+// The share of `draws` resamples (fixed seed) in which hit(x, y) holds: x of n_a values, each move(v) of a
+// draw v from `pool`, and y of n_b draws from `pool` itself.
+template <class Move, class Hit>
+double resampled_rate(const std::vector<double>& pool, int64_t n_a, int64_t n_b, int draws, Move move, Hit hit) {
+  if (pool.empty() || n_a < 1 || n_b < 1) return 0.0;
+  std::mt19937_64 rng(20261130);
+  std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+  int hits = 0;
+  std::vector<double> x(n_a), y(n_b);
+  for (int d = 0; d < draws; ++d) {
+    for (auto& v : x) v = move(pool[pick(rng)]);
+    for (auto& v : y) v = pool[pick(rng)];
+    hits += hit(x, y) ? 1 : 0;
+  }
+  return static_cast<double>(hits) / draws;
+}
+
 // Mann–Whitney power by resampling b's seeds; arm a is b shifted by `shift` (signed).
 double mw_power(const std::vector<double>& b, double shift, int64_t n_a, int64_t n_b, double alpha,
                 stats::Alternative alt) {
-  if (b.empty() || n_a < 1 || n_b < 1) return 0.0;
-  std::mt19937_64 rng(20261130);
-  std::uniform_int_distribution<size_t> pick(0, b.size() - 1);
-  constexpr int kDraws = 400;
-  int hits = 0;
-  std::vector<double> x(n_a), y(n_b);
-  for (int d = 0; d < kDraws; ++d) {
-    for (auto& v : x) v = std::clamp(b[pick(rng)] + shift, 0.0, 1.0);
-    for (auto& v : y) v = b[pick(rng)];
-    hits += stats::significant(stats::mann_whitney_u(x, y, alt).p_value, alpha) ? 1 : 0;
-  }
-  return static_cast<double>(hits) / kDraws;
+  return resampled_rate(
+      b, n_a, n_b, 400, [&](double v) { return std::clamp(v + shift, 0.0, 1.0); },
+      [&](const std::vector<double>& x, const std::vector<double>& y) {
+        return stats::significant(stats::mann_whitney_u(x, y, alt).p_value, alpha);
+      });
 }
 
 double signed_shift(const Claim& c) { return c.direction == "greater" || c.direction == "none" ? c.shift : -c.shift; }
@@ -350,18 +360,12 @@ double equivalence_power(const Claim& claim, const Config& a, const Config& b, d
     const double median = reports::spread(r).median;
     for (double x : r) residuals.push_back(x - median);
   }
-  std::mt19937_64 rng(20261130);
-  std::uniform_int_distribution<size_t> pick(0, residuals.size() - 1);
-  constexpr int kDraws = 200;
-  int hits = 0;
-  std::vector<double> x(n_a), y(n_b);
-  for (int d = 0; d < kDraws; ++d) {
-    for (auto& v : x) v = residuals[pick(rng)];
-    for (auto& v : y) v = residuals[pick(rng)];
-    const stats::ShiftEstimate e = stats::hodges_lehmann(x, y, level);
-    hits += inside(e.low, e.high) ? 1 : 0;
-  }
-  return static_cast<double>(hits) / kDraws;
+  return resampled_rate(
+      residuals, n_a, n_b, 200, [](double v) { return v; },
+      [&](const std::vector<double>& x, const std::vector<double>& y) {
+        const stats::ShiftEstimate e = stats::hodges_lehmann(x, y, level);
+        return inside(e.low, e.high);
+      });
 }
 
 // Exact power of the claim's Fisher test, counted only when significant in the expected direction.

@@ -131,20 +131,18 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
 ShiftEstimate hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y, double level) {
   if (x.empty() || y.empty()) throw UsageError("hodges-lehmann: both samples must be non-empty");
   if (!(level > 0 && level < 1)) throw UsageError(fmt::format("hodges-lehmann: level must be in (0, 1), got {}", level));
-  std::vector<double> d;
-  d.reserve(x.size() * y.size());
+  std::vector<double> all;
+  all.reserve(x.size() * y.size());
   for (double xi : x)
     for (double yj : y) {
       if (std::isnan(xi) || std::isnan(yj)) throw UsageError("hodges-lehmann: samples must not hold NaN");
-      d.push_back(xi - yj);
+      all.push_back(xi - yj);
     }
-  std::vector<double> all(d);
   std::sort(all.begin(), all.end());
   const size_t m = all.size();
   ShiftEstimate r;
   r.estimate = m % 2 ? all[m / 2] : 0.5 * (all[m / 2 - 1] + all[m / 2]);
-  d = all;
-  d.erase(std::unique(d.begin(), d.end()), d.end());
+  std::vector<double> d(all.begin(), std::unique(all.begin(), all.end()));  // the distinct differences
   // Gap j lies between the distinct differences d[j-1] and d[j] (d[-1] = -inf, d[u] = +inf); inside a gap
   // no x - shift equals a y, and U is constant. The interval's ends are the differences that bound the kept
   // gaps, as in the classical order-statistic interval when there are no ties.

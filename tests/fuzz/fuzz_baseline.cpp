@@ -2,22 +2,17 @@
 // path included), then the gate itself on what was read: compare() of the configs against themselves and
 // the JSON and Markdown it writes. Bad input must end in UsageError, never in a crash, a hang or another
 // exception.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "core/errors.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "reports/compare.h"
 #include "reports/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/recallbench-fuzz-baseline-" + std::to_string(::getpid()) + ".json";
-  if (FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(data, 1, size, f);
-    std::fclose(f);
-  }
+  const std::string& path = fuzz_input_file("baseline", data, size);
   try {
     const rb::reports::Baseline b = rb::reports::read_baseline(path);
     const rb::reports::Comparison c = rb::reports::compare(b.configs, b.configs);

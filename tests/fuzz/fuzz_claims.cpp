@@ -3,13 +3,12 @@
 // cells on MQAR at two lengths, with and without a curriculum, one arm in the lottery, one at the floor)
 // and the JSON, Markdown, text and HTML it writes. Bad input must end in UsageError, never in a crash, a
 // hang or another exception.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "core/errors.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "reports/claims.h"
 
 namespace {
@@ -38,7 +37,6 @@ rb::reports::Config config(const std::string& cell, int64_t length, const std::s
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/recallbench-fuzz-claims-" + std::to_string(::getpid()) + ".json";
   static const rb::reports::RunSet runs = [] {
     rb::reports::RunSet r;
     for (int64_t length : {64, 128}) {
@@ -48,10 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return r;
   }();
-  if (FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(data, 1, size, f);
-    std::fclose(f);
-  }
+  const std::string& path = fuzz_input_file("claims", data, size);
   try {
     const rb::reports::ClaimSet set = rb::reports::read_claims(path);
     const auto verdicts = rb::reports::verify_claims(set, {runs});

@@ -2,22 +2,17 @@
 // read_leaderboard, the file path included), the ranking over what was read and every rendering of it;
 // and the same file read as results (`verify --results` accepts a leaderboard). Bad input must end in
 // UsageError, never in a crash, a hang or another exception.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "core/errors.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "reports/leaderboard.h"
 #include "reports/results.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/recallbench-fuzz-leaderboard-" + std::to_string(::getpid()) + ".json";
-  if (FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(data, 1, size, f);
-    std::fclose(f);
-  }
+  const std::string& path = fuzz_input_file("leaderboard", data, size);
   try {
     const rb::reports::Leaderboard board = rb::reports::read_leaderboard(path);
     const rb::reports::Standing st = rb::reports::rank_cells(board);
