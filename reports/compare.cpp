@@ -19,6 +19,9 @@ namespace rb::reports {
 namespace {
 
 constexpr double kEps = 1e-9;  // rates like 4/5 − 1 are compared against 0.2 without rounding surprises
+// In the paired test on time to lock-in, a pair where only one run locks in counts this many times a pair where
+// both lock in at different steps (reports/compare.h; chosen by tests/reports/gate_power_test.cpp).
+constexpr int64_t kLockInWeight = 5;
 
 std::vector<double> recalls(const Config& c) {
   std::vector<double> out;
@@ -500,15 +503,55 @@ void note_allowed_changes(ConfigComparison& cc) {
                 "), compared anyway (--allow-data-change); " + cc.reason;
 }
 
+// One sequential sign test over the pairs in seed order: sign_of[i] is +1 when pair i's current run is worse,
+// −1 better, 0 tied; a pair with heavy[i] counts `weight` (sequential_weighted_sign_test). Looks of
+// `per_look` pairs up to `stages`, the last taking every pair there is.
+struct PairedLooks {
+  stats::SequentialResult sequential;
+  stats::SignTestResult sign;  // over the pairs the stopping look used
+};
+PairedLooks sequential_over_pairs(const std::vector<int>& sign_of, const std::vector<bool>& heavy, int64_t weight,
+                                  int64_t per_look, int64_t stages, double level, const GateOptions& o) {
+  const auto pairs = static_cast<int64_t>(sign_of.size());
+  const double cap = static_cast<double>(per_look * stages);
+  std::vector<stats::WeightedLookCounts> looks;
+  std::vector<double> information;
+  std::vector<int64_t> used;  // pairs each look uses
+  for (int64_t k = 1; k <= stages; ++k) {
+    const int64_t upto = k == stages ? pairs : std::min(pairs, k * per_look);  // the last look takes every pair
+    stats::WeightedLookCounts c;
+    for (int64_t i = 0; i < upto; ++i) {
+      const int s = sign_of[static_cast<size_t>(i)];
+      if (s == 0) continue;
+      const bool h = heavy[static_cast<size_t>(i)];
+      (h ? c.heavy_pairs : c.light_pairs) += 1;
+      (h ? c.heavy_later : c.light_later) += s > 0 ? 1 : 0;
+    }
+    looks.push_back(c);
+    used.push_back(upto);
+    information.push_back(std::min(1.0, static_cast<double>(upto) / cap));
+    if (upto == pairs) break;  // no more pairs than these yet
+  }
+  PairedLooks out;
+  out.sequential = stats::sequential_weighted_sign_test(looks, weight, information, level, o.spending, o.futility_p);
+  const auto& last = out.sequential.looks.back();
+  out.sign = stats::sign_test(last.later, last.pairs - last.later, used[out.sequential.looks.size() - 1] - last.pairs);
+  return out;
+}
+
 // The primary test of one config (GateOptions::Rule::kPaired), at `level` (alpha / tested configs) for the
 // sequential stopping rule. The endpoint is chosen from the baseline alone: time to lock-in (censored at
-// the budget) when any baseline seed locked in, else the final recall.
+// the budget) when any baseline seed locked in, else the final recall. Paired on time to lock-in, a pair
+// where exactly one run locks in counts kLockInWeight times (the co-primary lock-in question, McNemar's
+// discordant pairs, asked of the same pairs without splitting alpha): a lock-in rate 30 points lower is
+// otherwise lost in the time noise of the pairs where both lock in.
 void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   const Config& b = *cc.baseline;
   const Config& c = *cc.current;
   const bool by_time = locked(b) > 0;
   cc.endpoint = by_time ? "time to lock-in" : "recall";
   cc.primary_level = level;
+  cc.co_primary = false;
   if (!cc.paired) {  // seeds that do not pair: the unpaired test of the endpoint, one look
     cc.p_primary = by_time ? cc.p_slower : cc.p_recall_drop;
     cc.p_primary_rise = by_time ? cc.p_faster : cc.p_recall_rise;
@@ -516,40 +559,45 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   }
   // Pairs in seed order (both sides hold exactly the shared seeds, sorted): +1 current later (or lower).
   std::vector<int> sign_of;
+  std::vector<bool> heavy;
+  int64_t lost = 0, gained = 0;
   const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
   for (size_t i = 0; i < b.seeds.size(); ++i) {
     if (by_time) {
-      sign_of.push_back(stats::later_of_pair(tb[i], tc[i]));
+      const int s = stats::later_of_pair(tb[i], tc[i]);
+      const bool discordant = b.seeds[i].locked_in != c.seeds[i].locked_in;
+      const int lock_sign = b.seeds[i].locked_in ? 1 : -1;
+      sign_of.push_back(s);
+      heavy.push_back(discordant && s == lock_sign);
+      if (discordant) (lock_sign > 0 ? lost : gained) += 1;
     } else {
       const double x = b.seeds[i].final_accuracy, y = c.seeds[i].final_accuracy;
       sign_of.push_back(y < x ? 1 : y > x ? -1 : 0);
+      heavy.push_back(false);
     }
   }
   const auto pairs = static_cast<int64_t>(sign_of.size());
   const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : pairs;
   const int64_t stages = o.stage_seeds > 0 ? std::max<int64_t>(1, o.max_stages) : 1;
   cc.stages_cap = stages;
-  const double cap = static_cast<double>(per_look * stages);
-  std::vector<std::pair<int64_t, int64_t>> looks;
-  std::vector<double> information;
-  std::vector<int64_t> used;  // pairs each look uses
-  for (int64_t k = 1; k <= stages; ++k) {
-    const int64_t upto = k == stages ? pairs : std::min(pairs, k * per_look);  // the last look takes every pair
-    int64_t n = 0, x = 0;
-    for (int64_t i = 0; i < upto; ++i) {
-      n += sign_of[static_cast<size_t>(i)] != 0 ? 1 : 0;
-      x += sign_of[static_cast<size_t>(i)] > 0 ? 1 : 0;
-    }
-    looks.push_back({n, x});
-    used.push_back(upto);
-    information.push_back(std::min(1.0, static_cast<double>(upto) / cap));
-    if (upto == pairs) break;  // no more pairs than these yet
-  }
-  cc.sequential = stats::sequential_sign_test(looks, information, level, o.spending, o.futility_p);
-  const auto& last = cc.sequential.looks.back();
-  cc.sign = stats::sign_test(last.later, last.pairs - last.later, used[cc.sequential.looks.size() - 1] - last.pairs);
+  cc.co_primary = by_time;
+  cc.lock_in_weight = by_time ? kLockInWeight : 1;
+  auto test = sequential_over_pairs(sign_of, heavy, cc.lock_in_weight, per_look, stages, level, o);
+  cc.sequential = std::move(test.sequential);
+  cc.sign = test.sign;
+  cc.lost = lost;
+  cc.gained = gained;
+  cc.primary_open = cc.sequential.open;
+  cc.primary_looks = static_cast<int64_t>(cc.sequential.looks.size());
   cc.p_primary = cc.sequential.open ? 1.0 : cc.sequential.p_value;  // an open look is not a final answer
-  cc.p_primary_rise = cc.sign.p_sooner;
+  if (by_time) {  // the same weighted statistic the other way
+    std::vector<int> flipped;
+    for (int s : sign_of) flipped.push_back(-s);
+    const auto rise = sequential_over_pairs(flipped, heavy, cc.lock_in_weight, pairs, 1, level, o);
+    cc.p_primary_rise = rise.sequential.looks.back().p_nominal;
+  } else {
+    cc.p_primary_rise = cc.sign.p_sooner;
+  }
 }
 
 // The verdict from the primary test (adjusted over the tested configs) and the minimum effects; the
@@ -566,12 +614,15 @@ void judge_primary(ConfigComparison& cc, const GateOptions& o) {
   std::string test;
   if (cc.paired) {
     test = fmt::format("primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} "
-                       "of {} ({} spending at {:.3g}): p = {:.3g}, {}-adjusted {:.3g}",
+                       "of {} ({} spending at {:.3g}): p = {:.3g}",
                        cc.endpoint, cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
                        cc.endpoint == "recall" ? "lower" : "later", cc.sign.sooner,
                        cc.endpoint == "recall" ? "higher" : "sooner", cc.sign.ties, cc.sequential.looks.size(),
-                       cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, cc.sequential.p_value, adj,
-                       cc.p_primary_adj);
+                       cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, cc.sequential.p_value);
+    if (cc.co_primary)
+      test += fmt::format(" with the pairs where only one run locks in counted {}× ({} lost, {} gained)",
+                          cc.lock_in_weight, cc.lost, cc.gained);
+    test += fmt::format(", {}-adjusted {:.3g}", adj, cc.p_primary_adj);
   } else {
     test = fmt::format("primary: unpaired {} on {} (no seed in common), p = {:.3g}, {}-adjusted {:.3g}",
                        cc.endpoint == "recall" ? "Mann–Whitney test" : "exact log-rank test", cc.endpoint, cc.p_primary,
@@ -584,12 +635,12 @@ void judge_primary(ConfigComparison& cc, const GateOptions& o) {
   if (cc.p_primary_adj <= o.alpha && worse_enough) {
     cc.verdict = Verdict::kRegression;
     cc.reason = fmt::format("{}; {}; alpha {}; {}", counts, test, o.alpha, secondary);
-  } else if (cc.paired && cc.sequential.open) {
+  } else if (cc.paired && cc.primary_open) {
     cc.verdict = Verdict::kInconclusive;
-    const int64_t next = static_cast<int64_t>(cc.sequential.looks.size()) + 1;
+    const int64_t next = cc.primary_looks + 1;
     cc.reason = fmt::format("{}; {}; open at look {} of {}: `recallbench gate` runs seeds for look {} ({} per look); "
                             "{}",
-                            counts, test, cc.sequential.looks.size(), cc.stages_cap, next, o.stage_seeds, secondary);
+                            counts, test, cc.primary_looks, cc.stages_cap, next, o.stage_seeds, secondary);
   } else if (cc.p_primary_rise_adj <= o.alpha && better_enough) {
     cc.verdict = Verdict::kImprovement;
     cc.reason = fmt::format("{}; {}; better: p = {:.3g} (adjusted {:.3g}); {}", counts, test, cc.p_primary_rise,
@@ -712,7 +763,7 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     }
   }
   for (auto* cc : tested) {
-    if (cc->verdict == Verdict::kInconclusive && !(cc->paired && cc->sequential.open)) plan_more_seeds(*cc, o);
+    if (cc->verdict == Verdict::kInconclusive && !(cc->paired && cc->primary_open)) plan_more_seeds(*cc, o);
     if (o.power_analysis) cc->detectable = detectable_effect(*cc->baseline, cc->n_cur, cc->level_needed, o);
   }
   // The counters in Verdict order (by severity).
@@ -737,29 +788,38 @@ int gate_exit_code(const Comparison& c, bool fail_on_inconclusive) {
 
 namespace {
 // The primary test of a config, with the sequential rule's looks (null under the unpaired rule).
-json primary_json(const ConfigComparison& cc) {
-  if (cc.endpoint.empty()) return nullptr;
+json looks_json(const stats::SequentialResult& s) {
   json looks = json::array();
-  for (const auto& l : cc.sequential.looks)
+  for (const auto& l : s.looks)
     looks.push_back({{"pairs_untied", l.pairs}, {"worse", l.later}, {"information", l.information},
                      {"boundary", l.boundary}, {"alpha_allowed", l.alpha_allowed}, {"alpha_spent", l.alpha_spent},
-                     {"p_nominal", l.p_nominal}, {"crossed", l.crossed}, {"futile", l.futile}});
-  return {{"endpoint", cc.endpoint},
-          {"test", cc.paired ? "paired sign test (sequential)" : cc.endpoint == "recall" ? "Mann-Whitney" : "log-rank"},
-          {"paired", cc.paired},
-          {"pairs", cc.pairs},
-          {"current_seeds_without_pair", cc.unpaired_current},
-          {"worse", cc.sign.later},
-          {"better", cc.sign.sooner},
-          {"tied", cc.sign.ties},
-          {"p", cc.p_primary},
-          {"p_adjusted", cc.p_primary_adj},
-          {"p_better", cc.p_primary_rise},
-          {"p_better_adjusted", cc.p_primary_rise_adj},
-          {"level", cc.primary_level},
-          {"looks", looks},
-          {"looks_cap", cc.stages_cap},
-          {"open", cc.paired && cc.sequential.open}};
+                     {"p_nominal", l.p_nominal}, {"crossed", l.crossed}, {"futile", l.futile},
+                     {"statistic", l.statistic}});
+  return looks;
+}
+
+json primary_json(const ConfigComparison& cc) {
+  if (cc.endpoint.empty()) return nullptr;
+  json out = {{"endpoint", cc.endpoint},
+              {"test", cc.paired ? "paired sign test (sequential)" : cc.endpoint == "recall" ? "Mann-Whitney" : "log-rank"},
+              {"paired", cc.paired},
+              {"pairs", cc.pairs},
+              {"current_seeds_without_pair", cc.unpaired_current},
+              {"worse", cc.sign.later},
+              {"better", cc.sign.sooner},
+              {"tied", cc.sign.ties},
+              {"p", cc.p_primary},
+              {"p_adjusted", cc.p_primary_adj},
+              {"p_better", cc.p_primary_rise},
+              {"p_better_adjusted", cc.p_primary_rise_adj},
+              {"level", cc.primary_level},
+              {"looks", looks_json(cc.sequential)},
+              {"looks_cap", cc.stages_cap},
+              {"open", cc.paired && cc.primary_open},
+              {"lock_in_weight", cc.paired ? json(cc.lock_in_weight) : json(nullptr)},
+              {"lock_in_lost", cc.paired && cc.co_primary ? json(cc.lost) : json(nullptr)},
+              {"lock_in_gained", cc.paired && cc.co_primary ? json(cc.gained) : json(nullptr)}};
+  return out;
 }
 }  // namespace
 

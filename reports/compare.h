@@ -6,22 +6,30 @@
 // identity as resolved at run time (state size, parameter count, architecture hash, resolved cell options)
 // must be the same on both sides: a config whose model changed under an unchanged key is "model changed",
 // never compared (a different architecture's numbers mean nothing against this baseline) unless the
-// caller allows it on purpose. Then three one-sided tests per config in the direction of a drop:
-//   - Fisher's exact test on the lock-in counts (k/n baseline vs current);
-//   - Mann–Whitney U on the per-seed recall (final held-out accuracy);
-//   - the exact (permutation) log-rank test on the time to lock-in: each seed is an event at its
-//     lock_in_step or censored at the step budget, so "learning got slower" shows long before the end
-//     state changes (stats::log_rank).
-// All drop tests of the comparison form one family, Holm-adjusted (family-wise error ≤ alpha); the rise
-// tests form a second family. A config is
-//   regression    when a drop test is significant after adjustment AND the change is at least the minimum
+// caller allows it on purpose; likewise the data's identity (task, data stream, independent seeds). Then,
+// under the default rule (GateOptions::Rule::kPaired), one primary test per config, chosen from the
+// baseline alone:
+//   - when any baseline seed locked in, the paired sign test over the seeds both sides ran (runs are
+//     deterministic per seed, so the two runs of one seed are exchangeable under no change) on which run of
+//     each pair locks in first (censored at the budget), with a pair where only one run locks in at all
+//     (McNemar's discordant pairs) weighted 5: two questions, "later?" and "lost its lock-in?", asked of the
+//     same pairs in one exact test, so neither takes alpha from the other;
+//   - when none did, the paired sign test on which run's recall is lower;
+//   - where no seed pairs (a seed-shift A/A), the unpaired exact log-rank test, or Mann–Whitney on recall.
+// Paired tests are group-sequential (stats::sequential_sign_test): looks of `stage_seeds` pairs up to
+// `max_stages`, alpha spent by Pocock (default) or O'Brien–Fleming, a non-binding futility stop. The
+// primary p-values of the configs form one Holm family (family-wise error ≤ alpha); Fisher on lock-in
+// counts, Mann–Whitney on recall and the log-rank test are computed and reported as secondary, not gated.
+// The old rule (Rule::kUnpaired, --unpaired) puts those three one-sided unpaired tests of every config in
+// one family instead. Either way a config is
+//   regression    when its test is significant after adjustment AND the change is at least the minimum
 //                 effect (lock-in rate; median recall; restricted mean time to lock-in longer by
 //                 min_slowdown, e.g. +30%);
 //   improvement   likewise for a rise (and no regression);
-//   inconclusive  when the seeds cannot reach significance at all at the adjusted level (smallest
-//                 attainable p > alpha / tests), or a change of at least the minimum effect was seen but
-//                 is not significant; the verdict then says how many seeds per side the Fisher power
-//                 calculation needs;
+//   inconclusive  when a sequential test is open (the gate runs the next look), the seeds cannot reach
+//                 significance at all at the adjusted level, or a change of at least the minimum effect
+//                 was seen but is not significant; the verdict then says how many seeds per side the
+//                 Fisher power calculation needs;
 //   no change     otherwise.
 #pragma once
 
@@ -133,6 +141,14 @@ struct ConfigComparison {
   int64_t unpaired_current = 0;       // current seeds without a baseline partner (left out when paired)
   stats::SignTestResult sign;         // over the pairs the sequential test used (paired)
   stats::SequentialResult sequential; // the looks (paired)
+  // Paired on time to lock-in, the lock-in question asked of the same pairs: a pair where only one run locks
+  // in (McNemar's discordant pairs) counts lock_in_weight times in the weighted sign test, a pair where both
+  // lock in at different steps once (stats::sequential_weighted_sign_test).
+  bool co_primary = false;
+  int64_t lock_in_weight = 1;
+  int64_t lost = 0, gained = 0;       // pairs whose baseline run locked in and current not, and the reverse
+  bool primary_open = false;          // paired: the sequential test is open (the gate runs the next look)
+  int64_t primary_looks = 0;          // paired: looks evaluated
   int64_t stages_cap = 1;             // looks the rule allows
   double p_primary = 1.0;             // one-sided, H1 "current worse" (stage-wise p when sequential)
   double p_primary_adj = 1.0;         // adjusted over the primary tests of every tested config

@@ -250,9 +250,10 @@ std::string gate_rule_text(const Comparison& c) {
                                       c.options.stage_seeds, c.options.max_stages,
                                       stats::spending_name(c.options.spending), c.options.futility_p)
                         : std::string();
-  return fmt::format("{} over {} primary tests (one per config: paired sign test on time to lock-in, or on recall "
-                     "where the baseline never locks in; unpaired where no seed pairs{}); lock-in counts, recall and "
-                     "the log-rank test are secondary, not gated",
+  return fmt::format("{} over {} primary tests (one per config: paired sign test on time to lock-in with the pairs "
+                     "where only one run locks in weighted 5, or on recall where the baseline never locks in; "
+                     "unpaired where no seed pairs{}); Fisher on lock-in counts, Mann–Whitney on recall and the "
+                     "log-rank test are secondary, not gated",
                      adj, c.tests, seq);
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/normal.hpp>
@@ -79,77 +80,113 @@ double alpha_spent(Spending s, double alpha, double t) {
   return 2.0 * boost::math::cdf(boost::math::complement(z, q / std::sqrt(t)));
 }
 
+namespace {
+
+// The H0 distribution of light later + weight × heavy later over `light` and `heavy` fresh untied pairs.
+std::vector<double> weighted_half_pmf(int64_t light, int64_t heavy, int64_t weight) {
+  const std::vector<double> a = half_pmf(light), b = half_pmf(heavy);
+  std::vector<double> out(static_cast<size_t>(light + weight * heavy + 1), 0.0);
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < b.size(); ++j) out[i + static_cast<size_t>(weight) * j] += a[i] * b[j];
+  return out;
+}
+
+}  // namespace
+
 SequentialResult sequential_sign_test(const std::vector<std::pair<int64_t, int64_t>>& looks,
                                       const std::vector<double>& information, double alpha, Spending spending,
                                       double futility_p) {
+  std::vector<WeightedLookCounts> counts;
+  for (const auto& [n, x] : looks) counts.push_back({n, x, 0, 0});
+  return sequential_weighted_sign_test(counts, 1, information, alpha, spending, futility_p);
+}
+
+SequentialResult sequential_weighted_sign_test(const std::vector<WeightedLookCounts>& looks, int64_t heavy_weight,
+                                               const std::vector<double>& information, double alpha,
+                                               Spending spending, double futility_p) {
   RB_CHECK_INPUT(!looks.empty() && looks.size() == information.size(),
                  fmt::format("sequential test: got {} looks and {} information fractions, expected the same "
                              "number (at least one)", looks.size(), information.size()));
   RB_CHECK_INPUT(futility_p > 0 && futility_p <= 1, fmt::format("futility p got {}, expected (0, 1]", futility_p));
+  RB_CHECK_INPUT(heavy_weight >= 1 && heavy_weight <= 64,
+                 fmt::format("sequential test: heavy weight got {}, expected 1 to 64", heavy_weight));
   {  // every look checked before any is used (a futile first look must not hide a malformed second)
-    int64_t n0 = 0;
+    WeightedLookCounts prev;
     double t0 = 0.0;
     for (size_t k = 0; k < looks.size(); ++k) {
-      const auto [n, x] = looks[k];
-      RB_CHECK_INPUT(n >= n0 && x >= 0 && x <= n,
-                     fmt::format("sequential test: look {} has {} later of {} pairs after {} pairs: counts must grow "
-                                 "and later <= pairs", k + 1, x, n, n0));
+      const auto& c = looks[k];
+      for (const auto& [n, x, n0] : {std::tuple{c.light_pairs, c.light_later, prev.light_pairs},
+                                     std::tuple{c.heavy_pairs, c.heavy_later, prev.heavy_pairs}})
+        RB_CHECK_INPUT(n >= n0 && x >= 0 && x <= n,
+                       fmt::format("sequential test: look {} has {} later of {} pairs after {} pairs: counts must "
+                                   "grow and later <= pairs", k + 1, x, n, n0));
       RB_CHECK_INPUT(information[k] > t0 && information[k] <= 1 + 1e-12,
                      fmt::format("sequential test: information fractions must increase within (0, 1], got {} after {}",
                                  information[k], t0));
-      n0 = n;
+      prev = c;
       t0 = information[k];
     }
   }
   SequentialResult out;
-  // state[x]: H0 probability of reaching this look with x later among the untied pairs so far, not rejected.
+  // state[w]: H0 probability of reaching this look with statistic w so far, not rejected.
   std::vector<double> state = {1.0};
-  int64_t prev_n = 0;
+  WeightedLookCounts prev;
   double spent = 0.0, crossed_before = 0.0;
   for (size_t k = 0; k < looks.size(); ++k) {
-    const auto [n, x] = looks[k];
+    const auto& c = looks[k];
     const double t = information[k];
-    // The new untied pairs' "later" counts join the surviving paths.
-    const std::vector<double> add = half_pmf(n - prev_n);
-    std::vector<double> next(static_cast<size_t>(n + 1), 0.0);
+    const int64_t w = c.light_later + heavy_weight * c.heavy_later;
+    // The new untied pairs' statistic joins the surviving paths.
+    const std::vector<double> add =
+        weighted_half_pmf(c.light_pairs - prev.light_pairs, c.heavy_pairs - prev.heavy_pairs, heavy_weight);
+    std::vector<double> next(state.size() + add.size() - 1, 0.0);
     for (size_t i = 0; i < state.size(); ++i)
       if (state[i] > 0)
         for (size_t j = 0; j < add.size(); ++j) next[i + j] += state[i] * add[j];
     state = std::move(next);
+    const auto top = static_cast<int64_t>(state.size()) - 1;
     SequentialLook look;
-    look.pairs = n;
-    look.later = x;
+    look.pairs = c.light_pairs + c.heavy_pairs;
+    look.later = c.light_later + c.heavy_later;
+    look.statistic = w;
     look.information = t;
     look.alpha_allowed = alpha_spent(spending, alpha, t);
     // The smallest boundary whose crossing probability fits the allowance left.
     const double allowance = look.alpha_allowed - spent;
     double tail = 0.0;
-    int64_t boundary = n + 1;
-    for (int64_t c = n; c >= 0; --c) {
-      if (tail + state[static_cast<size_t>(c)] > allowance * (1 + 1e-12)) break;
-      tail += state[static_cast<size_t>(c)];
-      boundary = c;
+    int64_t boundary = top + 1;
+    for (int64_t b = top; b >= 0; --b) {
+      if (tail + state[static_cast<size_t>(b)] > allowance * (1 + 1e-12)) break;
+      tail += state[static_cast<size_t>(b)];
+      boundary = b;
     }
     look.boundary = boundary;
     spent += tail;
     look.alpha_spent = spent;
-    look.p_nominal = upper_tail_half(x, n);
-    look.crossed = x >= boundary;
-    // Stage-wise ordering: crossing earlier is more extreme; at this look, at least x among the survivors.
-    double at_least_x = 0.0;
-    for (int64_t c = x; c <= n; ++c) at_least_x += state[static_cast<size_t>(c)];
+    if (c.heavy_pairs == 0) {
+      look.p_nominal = upper_tail_half(c.light_later, c.light_pairs);
+    } else {
+      const std::vector<double> alone = weighted_half_pmf(c.light_pairs, c.heavy_pairs, heavy_weight);
+      double p = 0.0;
+      for (int64_t b = w; b <= top; ++b) p += alone[static_cast<size_t>(b)];
+      look.p_nominal = std::min(1.0, p);
+    }
+    look.crossed = w >= boundary;
+    // Stage-wise ordering: crossing earlier is more extreme; at this look, at least w among the survivors.
+    double at_least_w = 0.0;
+    for (int64_t b = w; b <= top; ++b) at_least_w += state[static_cast<size_t>(b)];
     const bool final_look = t >= 1 - 1e-12;
     look.futile = !look.crossed && !final_look && look.p_nominal > futility_p;
     out.looks.push_back(look);
     if (look.crossed || look.futile || k + 1 == looks.size()) {
       out.crossed = look.crossed;
       out.open = !look.crossed && !look.futile && !final_look;
-      out.p_value = look.futile ? 1.0 : std::min(1.0, crossed_before + at_least_x);
+      out.p_value = look.futile ? 1.0 : std::min(1.0, crossed_before + at_least_w);
       return out;
     }
-    for (int64_t c = boundary; c <= n; ++c) state[static_cast<size_t>(c)] = 0.0;  // those paths stopped
+    for (int64_t b = boundary; b <= top; ++b) state[static_cast<size_t>(b)] = 0.0;  // those paths stopped
     crossed_before = spent;
-    prev_n = n;
+    prev = c;
   }
   return out;
 }

@@ -367,8 +367,9 @@ double alpha_spent(Spending s, double alpha, double t);
 struct SequentialLook {
   int64_t pairs = 0;            // untied pairs so far (n_k)
   int64_t later = 0;            // of them, the second later (x_k)
+  int64_t statistic = 0;        // what the boundary is on: x_k, or the weighted count (weighted test)
   double information = 0.0;     // t_k in (0, 1]
-  int64_t boundary = 0;         // reject when later >= boundary
+  int64_t boundary = 0;         // reject when statistic >= boundary
   double alpha_allowed = 0.0;   // cumulative alpha the spending function allows at t_k
   double alpha_spent = 0.0;     // cumulative alpha actually spent by the exact boundaries up to this look
   double p_nominal = 1.0;       // the sign test's one-sided p at this look alone
@@ -391,5 +392,20 @@ struct SequentialResult {
 SequentialResult sequential_sign_test(const std::vector<std::pair<int64_t, int64_t>>& looks,
                                       const std::vector<double>& information, double alpha, Spending spending,
                                       double futility_p = 0.25);
+
+// The same with untied pairs of two kinds: "light" pairs count 1 and "heavy" pairs count `heavy_weight` (an
+// integer >= 1), so the statistic is W = light later + heavy_weight × heavy later, each untied pair later with
+// probability 1/2 under H0 as before. The gate uses it for two co-primary questions asked of the same pairs at
+// once: a pair where only one run locks in (heavy) is later both in time and in lock-in, a pair where both lock
+// in at different steps (light) only in time; weighting the first kind tests "locks in later or not at all"
+// without splitting alpha between two tests of the same pairs. SequentialLook::statistic is W, the boundary is
+// on W, `pairs` and `later` count both kinds. Same checks per kind as above.
+struct WeightedLookCounts {
+  int64_t light_pairs = 0, light_later = 0;  // cumulative
+  int64_t heavy_pairs = 0, heavy_later = 0;
+};
+SequentialResult sequential_weighted_sign_test(const std::vector<WeightedLookCounts>& looks, int64_t heavy_weight,
+                                               const std::vector<double>& information, double alpha,
+                                               Spending spending, double futility_p = 0.25);
 
 }  // namespace rb::stats

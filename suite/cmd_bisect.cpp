@@ -249,7 +249,7 @@ class Bisector {
       std::vector<std::pair<double, std::string>> regressed;
       for (const auto& cc : cmp.configs) {
         if (cc.verdict == reports::Verdict::kRegression) regressed.emplace_back(cc.p_primary, cc.key);
-        open |= cc.paired && cc.sequential.open;
+        open |= cc.paired && cc.primary_open;
       }
       std::sort(regressed.begin(), regressed.end());
       for (const auto& [p, key] : regressed) chosen.push_back(key);
@@ -262,7 +262,7 @@ class Bisector {
       if (!chosen.empty() || !open) break;
       configs_.clear();
       for (const auto& cc : cmp.configs)
-        if (cc.paired && cc.sequential.open) configs_.push_back(cc.key);
+        if (cc.paired && cc.primary_open) configs_.push_back(cc.key);
     }
     return chosen;
   }

@@ -1,6 +1,6 @@
 // recallbench gate: the regression gate with seeds added where the answer is open (issue 25).
 //
-//   recallbench gate --battery smoke --baseline ci/baselines/smoke.json --out gate-results [--stages 3]
+//   recallbench gate --battery smoke --baseline ci/baselines/smoke.json --out gate-results [--stages 5]
 //   recallbench gate --battery smoke --baseline-history H.sqlite --record H.sqlite   (the history as baseline)
 //
 // Runs the battery (look 1: its own seeds, paired with the baseline's), compares with the baseline's runs
@@ -41,7 +41,7 @@ struct GateCommandOptions {
   int jobs = 0;
   reports::GateFlags gate;
   reports::OutputFlags outputs;
-  int64_t stages = 3;
+  int64_t stages = 5;
 };
 
 // Runs `plan` into the store; the exit code when it did not finish (interrupt: 130, failures: 4), else -1.
@@ -128,7 +128,7 @@ int run_gate(const GateCommandOptions& o) {
     const reports::Comparison cmp = reports::compare(baseline->configs, current.configs, options);
     std::set<std::string> open;
     for (const auto& cc : cmp.configs)
-      if (cc.paired && cc.sequential.open && static_cast<int64_t>(cc.sequential.looks.size()) == look - 1)
+      if (cc.paired && cc.primary_open && cc.primary_looks == look - 1)
         open.insert(cc.key);
     if (open.empty()) break;
     Battery next = battery;
@@ -177,8 +177,8 @@ CommandFn add_gate_command(CLI::App& s) {
   reports::add_gate_flags(sub, o->gate);
   // --stages here is the number of looks this command may run (the option add_gate_flags declares sets it).
   sub->get_option("--stages")->description(
-      "Looks up to the cap: each adds the battery's seed count to the open configs (default 3)");
-  o->gate.gate.max_stages = 3;
+      "Looks up to the cap: each adds the battery's seed count to the open configs (default 5; the baseline must hold their seeds)");
+  o->gate.gate.max_stages = 5;
   reports::add_output_flags(sub, o->outputs);
   return [o, sub]() {
     RB_CHECK_INPUT(sub->count("--stage-seeds") == 0,

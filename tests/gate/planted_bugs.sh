@@ -14,7 +14,7 @@
 #     --repo DIR            the tree to test (default: the repository this script lives in)
 #     --build-jobs N        parallel compile jobs (default: Ninja's)
 #   GATE_ARGS="..."         extra flags for `recallbench gate`/`report`, as in ci/gate (e.g. --fail-on-inconclusive)
-#   GATE_STAGES=3           looks of the sequential rule, as in ci/gate
+#   GATE_STAGES=5           looks of the sequential rule, as in ci/gate
 #
 # What it does: copies the repository's tracked and untracked-but-not-ignored files (so no build/ or
 # results) into WORK/src, configures it once (`cmake --preset default`) and builds `recallbench`
@@ -292,7 +292,7 @@ for ((i = 0; i < total; i++)); do
     if [ "$aa" -eq 0 ] && [ "$has_gate" -eq 1 ]; then
       gate_mode=1
       # shellcheck disable=SC2206  # GATE_ARGS is a list of flags, as in ci/gate
-      run_args=(gate --battery "$battery_arg" --baseline "$baseline" --out "$res" --stages "${GATE_STAGES:-3}"
+      run_args=(gate --battery "$battery_arg" --baseline "$baseline" --out "$res" --stages "${GATE_STAGES:-5}"
                 --html "$res/report.html" --json "$res/report.json" --md "$res/summary.md" ${GATE_ARGS:-})
     fi
     log "[$((i + 1))/$total] $name: recallbench ${run_args[*]}"

@@ -138,5 +138,70 @@ TEST(Sequential, PowerAtTheCapForAClearShift) {
   EXPECT_GE(obf, 0.8);
 }
 
+TEST(WeightedSequential, WeightOneAndNoHeavyPairsAreTheSignTest) {
+  // Weight 1 makes the two kinds one: the same boundaries and p as the plain test on the pooled counts.
+  const std::vector<double> info = {1.0 / 3, 2.0 / 3, 1.0};
+  const auto plain = sequential_sign_test({{6, 5}, {13, 10}, {20, 16}}, info, 0.0125, Spending::kPocock, 0.5);
+  const auto pooled = sequential_weighted_sign_test({{4, 3, 2, 2}, {9, 6, 4, 4}, {14, 10, 6, 6}}, 1, info, 0.0125,
+                                                    Spending::kPocock, 0.5);
+  ASSERT_EQ(plain.looks.size(), pooled.looks.size());
+  for (size_t k = 0; k < plain.looks.size(); ++k) {
+    EXPECT_EQ(plain.looks[k].boundary, pooled.looks[k].boundary);
+    EXPECT_NEAR(plain.looks[k].p_nominal, pooled.looks[k].p_nominal, 1e-12);
+  }
+  EXPECT_NEAR(plain.p_value, pooled.p_value, 1e-12);
+}
+
+TEST(WeightedSequential, OneLookIsTheExactWeightedTail) {
+  // 3 light pairs (2 later) and 2 heavy pairs (both later), weight 5: W = 12 of at most 13. By enumeration of
+  // the 32 equally likely sign patterns, W >= 12 when both heavy pairs are later and at least 2 of 3 light
+  // ones: 4 patterns, p = 4/32.
+  const auto r = sequential_weighted_sign_test({{3, 2, 2, 2}}, 5, {1.0}, 0.2, Spending::kPocock, 0.5);
+  ASSERT_EQ(r.looks.size(), 1u);
+  EXPECT_EQ(r.looks[0].statistic, 12);
+  EXPECT_EQ(r.looks[0].later, 4);
+  EXPECT_EQ(r.looks[0].pairs, 5);
+  EXPECT_NEAR(r.looks[0].p_nominal, 4.0 / 32, 1e-12);
+  EXPECT_NEAR(r.p_value, 4.0 / 32, 1e-12);
+  EXPECT_TRUE(r.crossed);  // 0.125 <= 0.2
+  // Six heavy pairs all later (a lock-in rate 6/6 -> 0/6): 2^-6, as the plain test of six pairs.
+  EXPECT_NEAR(sequential_weighted_sign_test({{0, 0, 6, 6}}, 5, {1.0}, 0.05, Spending::kPocock).p_value,
+              std::ldexp(1.0, -6), 1e-12);
+  EXPECT_THROW(sequential_weighted_sign_test({{3, 2, 2, 3}}, 5, {1.0}, 0.05, Spending::kPocock), UsageError);
+  EXPECT_THROW(sequential_weighted_sign_test({{3, 2, 2, 2}}, 0, {1.0}, 0.05, Spending::kPocock), UsageError);
+}
+
+TEST(WeightedSequential, FalseAlarmRateWithinAlphaBySimulation) {
+  // Under H0 every untied pair is later with probability 1/2, whichever its kind: 5 looks of 10 pairs, a
+  // fifth of the untied pairs heavy (weight 5), Pocock at 0.05. At most alpha up to simulation error.
+  std::mt19937_64 rng(14);
+  std::bernoulli_distribution coin(0.5), untied(0.7), heavy(0.2);
+  int crossed = 0;
+  const int reps = 20000;
+  for (int r = 0; r < reps; ++r) {
+    std::vector<WeightedLookCounts> looks;
+    std::vector<double> info;
+    WeightedLookCounts c;
+    for (int k = 1; k <= 5; ++k) {
+      for (int i = 0; i < 10; ++i) {
+        if (!untied(rng)) continue;
+        const bool later = coin(rng);
+        if (heavy(rng)) {
+          ++c.heavy_pairs, c.heavy_later += later;
+        } else {
+          ++c.light_pairs, c.light_later += later;
+        }
+      }
+      looks.push_back(c);
+      info.push_back(k / 5.0);
+    }
+    crossed += sequential_weighted_sign_test(looks, 5, info, 0.05, Spending::kPocock, 0.5).crossed ? 1 : 0;
+  }
+  const double rate = static_cast<double>(crossed) / reps;
+  std::printf("H0, weighted (5), 5 looks: %.4f of %d replicates cross (alpha 0.05)\n", rate, reps);
+  EXPECT_LE(rate, 0.05 + 0.004);
+  EXPECT_GT(rate, 0.005);
+}
+
 }  // namespace
 }  // namespace rb::stats
