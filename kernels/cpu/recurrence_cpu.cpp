@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace rb::cpu {
@@ -46,6 +47,105 @@ inline void decay_step(int64_t K, int64_t V, const float* a, const float* qt, co
 #pragma omp simd
       for (int64_t j = 0; j < V; ++j) Si[j] = ai * Si[j] + ki * vt[j];
     }
+  }
+}
+
+// Register-blocked row sweeps for state widths that are a multiple of 16 lanes, up to 128 (the sizes every
+// cell uses): the accumulator (an output row) and the broadcast row stay in registers for the whole sweep,
+// where the plain loops above load and store the accumulator once per state row. GCC/Clang vector types of
+// 16 floats, split by the compiler into what the machine has (one AVX-512 register, two AVX ones).
+using Vec = float __attribute__((vector_size(64)));
+constexpr int64_t kLanes = 16;
+inline Vec load(const float* p) {
+  Vec x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+inline void store(float* p, const Vec& x) { std::memcpy(p, &x, sizeof x); }
+inline Vec splat(float a) { return Vec{} + a; }
+// The sum of the 16 lanes as a tree of halves (four shuffles and adds; summing lane by lane is a serial chain
+// of 16 dependent adds, which was half the backward's time).
+inline float lane_sum(Vec x) {
+#if defined(__clang__)
+  x += __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  x += __builtin_shufflevector(x, x, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+  x += __builtin_shufflevector(x, x, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  x += __builtin_shufflevector(x, x, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+#else
+  using Mask = int __attribute__((vector_size(64)));
+  x += __builtin_shuffle(x, Mask{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
+  x += __builtin_shuffle(x, Mask{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
+  x += __builtin_shuffle(x, Mask{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
+  x += __builtin_shuffle(x, Mask{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+#endif
+  return x[0];
+}
+
+// Rows r of S {R, M·16}: x = f_r ⊙ S_r + c_r u; S_r ← x; acc += w_r x; acc {M·16} overwritten. The decay f_r is
+// row_decay[r] broadcast (kRowDecay) or the vector lane_decay for every row. With w null, no accumulator.
+template <int M, bool kRowDecay>
+void sweep_update(int64_t R, float* S, const float* row_decay, const float* lane_decay, const float* c,
+                  const float* u, const float* w, float* acc) {
+  Vec uu[M], aa[M], f[M];
+  for (int m = 0; m < M; ++m) {
+    uu[m] = load(u + m * kLanes);
+    aa[m] = Vec{};
+    if (!kRowDecay) f[m] = load(lane_decay + m * kLanes);
+  }
+  for (int64_t r = 0; r < R; ++r) {
+    float* Sr = S + r * M * kLanes;
+    const Vec cr = splat(c[r]);
+    const Vec fr = kRowDecay ? splat(row_decay[r]) : Vec{};
+    const Vec wr = w ? splat(w[r]) : Vec{};
+    for (int m = 0; m < M; ++m) {
+      const Vec x = (kRowDecay ? fr : f[m]) * load(Sr + m * kLanes) + cr * uu[m];
+      store(Sr + m * kLanes, x);
+      aa[m] += wr * x;
+    }
+  }
+  if (acc)
+    for (int m = 0; m < M; ++m) store(acc + m * kLanes, aa[m]);
+}
+
+// The backward sweep of the diagonal family, rows i of dS {K, M·16}: d = dS_i + q_i dout; dk_i = d·v;
+// dv += k_i d; dS_i ← a_i d. dv {M·16} overwritten.
+template <int M>
+void sweep_backward(int64_t K, float* dS, const float* a, const float* q, const float* kk, const float* dout,
+                    const float* v, float* dk, float* dv) {
+  Vec o[M], vv[M], acc[M];
+  for (int m = 0; m < M; ++m) {
+    o[m] = load(dout + m * kLanes);
+    vv[m] = load(v + m * kLanes);
+    acc[m] = Vec{};
+  }
+  for (int64_t i = 0; i < K; ++i) {
+    float* Si = dS + i * M * kLanes;
+    const Vec qi = splat(q[i]), ki = splat(kk[i]), ai = splat(a[i]);
+    Vec dot = Vec{};
+    for (int m = 0; m < M; ++m) {
+      const Vec d = load(Si + m * kLanes) + qi * o[m];
+      dot += d * vv[m];
+      acc[m] += ki * d;
+      store(Si + m * kLanes, ai * d);
+    }
+    dk[i] = lane_sum(dot);
+  }
+  for (int m = 0; m < M; ++m) store(dv + m * kLanes, acc[m]);
+}
+
+// The blocked width M·16 for n, or 0 when the plain loops must do.
+inline int blocks_of(int64_t n) {
+  return n % kLanes == 0 && (n == 16 || n == 32 || n == 64 || n == 128) ? static_cast<int>(n / kLanes) : 0;
+}
+
+template <typename F>
+bool dispatch_blocks(int64_t n, F&& f) {
+  switch (blocks_of(n)) {
+    case 1: f(std::integral_constant<int, 1>{}); return true;
+    case 2: f(std::integral_constant<int, 2>{}); return true;
+    case 4: f(std::integral_constant<int, 4>{}); return true;
+    case 8: f(std::integral_constant<int, 8>{}); return true;
+    default: return false;
   }
 }
 
@@ -89,61 +189,95 @@ void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const floa
   const int64_t KV = K * V;
   std::vector<float> S(static_cast<size_t>(KV), 0.0f), a(static_cast<size_t>(K));
   for (int64_t t = 0; t < T; ++t) {
-    if (t % kCheckpoint == 0) std::copy(S.begin(), S.end(), ck + (t / kCheckpoint) * KV);
+    if (ck && t % kCheckpoint == 0) std::copy(S.begin(), S.end(), ck + (t / kCheckpoint) * KV);
     decay_factors(decay, g, t, K, a.data());
-    decay_step(K, V, a.data(), q + t * K, k + t * K, v + t * V, S.data(), o + t * V);
+    const bool blocked = dispatch_blocks(V, [&](auto m) {
+      sweep_update<decltype(m)::value, true>(K, S.data(), a.data(), nullptr, k + t * K, v + t * V, q + t * K,
+                                             o + t * V);
+    });
+    if (!blocked) decay_step(K, V, a.data(), q + t * K, k + t * K, v + t * V, S.data(), o + t * V);
   }
 }
 
-int64_t decay_scan_workspace(int64_t K, int64_t V) { return (kCheckpoint + 2) * K * V + K; }
+int64_t decay_scan_workspace(int64_t K, int64_t V) { return 2 * K * V + K; }
 
+// Three passes, none of which needs the states of the other direction, so nothing is recomputed from
+// checkpoints and stored:
+//   1. forward in time, the state held transposed (Sᵀ {V, K}, keys contiguous): S_t again, and
+//      dq_t = S_t dout_t accumulated over the state's rows as whole vectors;
+//   2. backward in time, dS {K, V}: dS_t = diag(a_{t+1}) dS_{t+1} + q_t doutᵀ; dk_t = dS_t v_t; dv_t = dS_tᵀ k_t;
+//   3. the decays' gradient without any state: with G the cumulative log decay, S_t = Σ_{s≤t} e^{G_t − G_s}
+//      k_s v_sᵀ, and ∂L/∂G_τ = q_τ ⊙ dq_τ − k_τ ⊙ dk_τ (the output side of every term through τ minus its
+//      input side), so dg_t = Σ_{τ≥t} (q_τ ⊙ dq_τ − k_τ ⊙ dk_τ), summed per key (kPerKey) or over keys
+//      (kScalar), accumulated in double.
+// The old single backward pass recomputed each checkpoint segment's states (a 1 MiB buffer at K = V = 64) and
+// made three dot products per state row per token; this makes one.
 void decay_scan_backward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k,
-                         const float* v, const float* g, const float* ck, const float* dout, float* dq, float* dk,
-                         float* dv, float* dg, float* work) {
+                         const float* v, const float* g, const float* dout, float* dq, float* dk, float* dv,
+                         float* dg, float* work) {
   const int64_t KV = K * V;
-  float* dS = work;                 // {K, V}: gradient of the loss w.r.t. the state after the current token
-  float* buf = dS + KV;             // {kCheckpoint + 1, K, V}: recomputed states of one segment
-  float* a = buf + (kCheckpoint + 1) * KV;  // {K}
-  std::fill(dS, dS + KV, 0.0f);
-  for (int64_t n = num_checkpoints(T) - 1; n >= 0; --n) {
-    const int64_t t0 = n * kCheckpoint, t1 = std::min(T, t0 + kCheckpoint);
-    std::copy(ck + n * KV, ck + (n + 1) * KV, buf);
-    for (int64_t t = t0; t < t1; ++t) {
-      float* next = buf + (t - t0 + 1) * KV;
-      std::copy(next - KV, next, next);
-      decay_factors(decay, g, t, K, a);
-      decay_step(K, V, a, nullptr, k + t * K, v + t * V, next, nullptr);
-    }
-    for (int64_t t = t1 - 1; t >= t0; --t) {
-      const float* St = buf + (t - t0 + 1) * KV;  // S_t
-      const float* Sp = St - KV;                  // S_{t-1}
-      const float *qt = q + t * K, *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
-      float* dvt = dv + t * V;
-      std::fill(dvt, dvt + V, 0.0f);
-      decay_factors(decay, g, t, K, a);
-      float dg_sum = 0.0f;
+  float* St = work;      // {V, K}: the state, transposed (pass 1)
+  float* dS = St + KV;   // {K, V}: gradient of the loss w.r.t. the state after the current token (pass 2)
+  float* a = dS + KV;    // {K}
+  std::fill(St, St + KV, 0.0f);
+  for (int64_t t = 0; t < T; ++t) {
+    decay_factors(decay, g, t, K, a);
+    const float *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
+    float* dqt = dq + t * K;
+    if (dispatch_blocks(K, [&](auto m) {
+          sweep_update<decltype(m)::value, false>(V, St, nullptr, a, vt, kt, dot, dqt);
+        }))
+      continue;
+    std::fill(dqt, dqt + K, 0.0f);
+    for (int64_t j = 0; j < V; ++j) {
+      float* Sj = St + j * K;
+      const float vj = vt[j], dj = dot[j];
+#pragma omp simd
       for (int64_t i = 0; i < K; ++i) {
-        float* dSi = dS + i * V;
-        const float *Sti = St + i * V, *Spi = Sp + i * V;
-        const float qi = qt[i], ki = kt[i], ai = a[i];
-        float dq_i = 0.0f, dk_i = 0.0f, dg_i = 0.0f;
-        // dS_t = q_t doutᵀ + (carried from t+1); dq = S_t dout; dk = dS_t v; dv = dS_tᵀ k;
-        // d(log a) = a ⊙ rowsum(dS_t ⊙ S_{t-1}); then carry diag(a) dS_t to t-1.
-#pragma omp simd reduction(+ : dq_i, dk_i, dg_i)
-        for (int64_t j = 0; j < V; ++j) {
-          const float d = dSi[j] + qi * dot[j];
-          dq_i += Sti[j] * dot[j];
-          dk_i += d * vt[j];
-          dg_i += d * Spi[j];
-          dvt[j] += ki * d;
-          dSi[j] = ai * d;
-        }
-        dq[t * K + i] = dq_i;
-        dk[t * K + i] = dk_i;
-        if (decay == Decay::kPerKey) dg[t * K + i] = ai * dg_i;
-        dg_sum += dg_i;
+        const float x = a[i] * Sj[i] + vj * kt[i];
+        Sj[i] = x;
+        dqt[i] += dj * x;
       }
-      if (decay == Decay::kScalar) dg[t] = a[0] * dg_sum;
+    }
+  }
+  std::fill(dS, dS + KV, 0.0f);
+  for (int64_t t = T - 1; t >= 0; --t) {
+    const float *qt = q + t * K, *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
+    float* dvt = dv + t * V;
+    decay_factors(decay, g, t, K, a);
+    if (dispatch_blocks(V, [&](auto m) {
+          sweep_backward<decltype(m)::value>(K, dS, a, qt, kt, dot, vt, dk + t * K, dvt);
+        }))
+      continue;
+    std::fill(dvt, dvt + V, 0.0f);
+    for (int64_t i = 0; i < K; ++i) {
+      float* dSi = dS + i * V;
+      const float qi = qt[i], ki = kt[i], ai = a[i];
+      float dk_i = 0.0f;
+#pragma omp simd reduction(+ : dk_i)
+      for (int64_t j = 0; j < V; ++j) {
+        const float d = dSi[j] + qi * dot[j];
+        dk_i += d * vt[j];
+        dvt[j] += ki * d;
+        dSi[j] = ai * d;
+      }
+      dk[t * K + i] = dk_i;
+    }
+  }
+  if (decay == Decay::kNone) return;
+  std::vector<double> run(static_cast<size_t>(decay == Decay::kPerKey ? K : 1), 0.0);
+  for (int64_t t = T - 1; t >= 0; --t) {
+    const float *qt = q + t * K, *kt = k + t * K, *dqt = dq + t * K, *dkt = dk + t * K;
+    if (decay == Decay::kPerKey) {
+      for (int64_t i = 0; i < K; ++i) {
+        run[static_cast<size_t>(i)] += static_cast<double>(qt[i]) * dqt[i] - static_cast<double>(kt[i]) * dkt[i];
+        dg[t * K + i] = static_cast<float>(run[static_cast<size_t>(i)]);
+      }
+    } else {
+      double sum = 0.0;
+      for (int64_t i = 0; i < K; ++i) sum += static_cast<double>(qt[i]) * dqt[i] - static_cast<double>(kt[i]) * dkt[i];
+      run[0] += sum;
+      dg[t] = static_cast<float>(run[0]);
     }
   }
 }

@@ -4,9 +4,10 @@
 // at::parallel_for) live in the per-recurrence files.
 //
 // Per (batch, head) slice, row-major and contiguous: q, k, gk {T, K}; v, o {T, V}; gs, beta {T}; state
-// S {K, V}. Checkpoints `ck` {ceil(T / kCheckpoint), K, V} hold the state before tokens 0, kCheckpoint,
-// 2·kCheckpoint, … so that the backward pass recomputes states one checkpoint segment at a time instead of
-// storing all T of them (autograd through the token-by-token reference stores every state).
+// S {K, V}. For the delta rule, checkpoints `ck` {ceil(T / kCheckpoint), K, V} hold the state before tokens 0,
+// kCheckpoint, 2·kCheckpoint, … so that the backward pass recomputes states one checkpoint segment at a time
+// instead of storing all T of them (autograd through the token-by-token reference stores every state). The
+// diagonal family's backward needs no stored state at all (three passes, recurrence_cpu.cpp).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ inline int64_t num_checkpoints(int64_t T) { return (T + kCheckpoint - 1) / kChec
 enum class Decay { kNone, kScalar, kPerKey };
 
 // S_t = diag(exp g_t) S_{t-1} + k_t v_tᵀ, o_t = S_tᵀ q_t. g is {T, K} (kPerKey), {T} (kScalar) or unused.
+// ck, when not null, receives the checkpoints (the backward does not need them).
 void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,
                         const float* g, float* o, float* ck);
 
@@ -30,8 +32,8 @@ void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const floa
 // `work` needs decay_scan_workspace(K, V) floats.
 int64_t decay_scan_workspace(int64_t K, int64_t V);
 void decay_scan_backward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k,
-                         const float* v, const float* g, const float* ck, const float* dout, float* dq, float* dk,
-                         float* dv, float* dg, float* work);
+                         const float* v, const float* g, const float* dout, float* dq, float* dk, float* dv,
+                         float* dg, float* work);
 
 // S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t with α_t = exp(g_t) (g null: α = 1).
 void delta_scan_forward(int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,

@@ -29,18 +29,17 @@ class DecayScanFunction : public torch::autograd::Function<DecayScanFunction> {
     auto q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
     auto g = decay == cpu::Decay::kNone ? torch::Tensor() : g_in.contiguous();
     const int64_t B = q.size(0), H = q.size(1), T = q.size(2), K = q.size(3), V = v.size(3);
-    const int64_t N = cpu::num_checkpoints(T), gstride = decay == cpu::Decay::kPerKey ? T * K : T;
+    const int64_t gstride = decay == cpu::Decay::kPerKey ? T * K : T;
     auto o = torch::empty({B, H, T, V}, q.options());
-    auto ck = torch::empty({B, H, N, K, V}, q.options());
     const float *qp = q.data_ptr<float>(), *kp = k.data_ptr<float>(), *vp = v.data_ptr<float>();
     const float* gp = g.defined() ? g.data_ptr<float>() : nullptr;
-    float *op = o.data_ptr<float>(), *cp = ck.data_ptr<float>();
+    float* op = o.data_ptr<float>();
     at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
       for (int64_t bh = begin; bh < end; ++bh)
         cpu::decay_scan_forward(decay, T, K, V, qp + bh * T * K, kp + bh * T * K, vp + bh * T * V,
-                                gp ? gp + bh * gstride : nullptr, op + bh * T * V, cp + bh * N * K * V);
+                                gp ? gp + bh * gstride : nullptr, op + bh * T * V, nullptr);
     });
-    ctx->save_for_backward({q, k, v, g, ck});
+    ctx->save_for_backward({q, k, v, g});
     ctx->saved_data["decay"] = decay_code;
     return o;
   }
@@ -48,23 +47,23 @@ class DecayScanFunction : public torch::autograd::Function<DecayScanFunction> {
   static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
     const auto decay = static_cast<cpu::Decay>(ctx->saved_data["decay"].toInt());
     auto saved = ctx->get_saved_variables();
-    const auto &q = saved[0], &k = saved[1], &v = saved[2], &g = saved[3], &ck = saved[4];
+    const auto &q = saved[0], &k = saved[1], &v = saved[2], &g = saved[3];
     if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     auto dout = grads[0].contiguous();
     const int64_t B = q.size(0), H = q.size(1), T = q.size(2), K = q.size(3), V = v.size(3);
-    const int64_t N = cpu::num_checkpoints(T), gstride = decay == cpu::Decay::kPerKey ? T * K : T;
+    const int64_t gstride = decay == cpu::Decay::kPerKey ? T * K : T;
     auto dq = torch::empty_like(q), dk = torch::empty_like(k), dv = torch::empty_like(v);
     auto dg = g.defined() ? torch::empty_like(g) : torch::Tensor();
     const float *qp = q.data_ptr<float>(), *kp = k.data_ptr<float>(), *vp = v.data_ptr<float>();
     const float* gp = g.defined() ? g.data_ptr<float>() : nullptr;
-    const float *cp = ck.data_ptr<float>(), *dop = dout.data_ptr<float>();
+    const float* dop = dout.data_ptr<float>();
     float *dqp = dq.data_ptr<float>(), *dkp = dk.data_ptr<float>(), *dvp = dv.data_ptr<float>();
     float* dgp = dg.defined() ? dg.data_ptr<float>() : nullptr;
     at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
       std::vector<float> work(static_cast<size_t>(cpu::decay_scan_workspace(K, V)));
       for (int64_t bh = begin; bh < end; ++bh)
         cpu::decay_scan_backward(decay, T, K, V, qp + bh * T * K, kp + bh * T * K, vp + bh * T * V,
-                                 gp ? gp + bh * gstride : nullptr, cp + bh * N * K * V, dop + bh * T * V,
+                                 gp ? gp + bh * gstride : nullptr, dop + bh * T * V,
                                  dqp + bh * T * K, dkp + bh * T * K, dvp + bh * T * V,
                                  dgp ? dgp + bh * gstride : nullptr, work.data());
     });
@@ -185,7 +184,7 @@ RB_REGISTER(KernelRegistry, gla_chunked_entry,
             entry("chunked", "chunk 16: exact decayed intra-chunk scores + carried state (LibTorch ops)",
                   [](const std::vector<torch::Tensor>& x) { return gla_chunked(x[0], x[1], x[2], x[3]); }));
 RB_REGISTER(KernelRegistry, gla_fused_entry,
-            entry("fused", "hand-written CPU forward/backward, checkpointed states, threads over B×H",
+            entry("fused", "hand-written CPU forward/backward (no stored states), threads over B×H",
                   [](const std::vector<torch::Tensor>& x) { return gla_fused(x[0], x[1], x[2], x[3]); }));
 
 }  // namespace rb

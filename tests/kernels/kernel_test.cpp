@@ -50,6 +50,8 @@ std::vector<Case> cases() {
       {2, 2, 70, 16, 8},    // T not a multiple of the chunk (16 or 64) nor of the fused checkpoint (64)
       {1, 3, 1000, 7, 5},   // long, odd head dims
       {3, 1, 64, 33, 17},   // exactly one chunk, odd dims
+      {1, 2, 80, 64, 32},   // the fused kernels' register-blocked paths: 64 keys (4 blocks), 32 values (2)
+      {1, 1, 40, 128, 128}, // 8 blocks each way
   };
   // Extreme decays, for recurrences that have one: exp(g) ≈ 1 (g = 0.01·logsigmoid(N(0,1))) over a long
   // sequence, and exp(g) ≈ 0 (g = 30·logsigmoid(N(0,1)), typically e^-20) across checkpoint boundaries.
