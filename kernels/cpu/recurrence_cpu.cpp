@@ -81,26 +81,28 @@ inline float lane_sum(Vec x) {
   return x[0];
 }
 
-// Rows r of S {R, M·16}: x = f_r ⊙ S_r + c_r u; S_r ← x; acc += w_r x; acc {M·16} overwritten. The decay f_r is
-// row_decay[r] broadcast (kRowDecay) or the vector lane_decay for every row. With w null, no accumulator.
-template <int M, bool kRowDecay>
-void sweep_update(int64_t R, float* S, const float* row_decay, const float* lane_decay, const float* c,
+// Rows r of S {R, M·16}: x = f_r ⊙ S_r + c_r u; S_r ← x; acc += w_r x; acc {M·16} overwritten. The decay f_r
+// is row_decay[r] broadcast (kRow), the vector lane_decay for every row (kLane) or the scalar `scale` (kConst).
+// With w null, no accumulator.
+enum class Fade { kRow, kLane, kConst };
+template <int M, Fade kFade>
+void sweep_update(int64_t R, float* S, const float* row_decay, const float* lane_decay, float scale, const float* c,
                   const float* u, const float* w, float* acc) {
   Vec uu[M], aa[M], f[M];
   for (int m = 0; m < M; ++m) {
     uu[m] = load(u + m * kLanes);
     aa[m] = Vec{};
-    if (!kRowDecay) f[m] = load(lane_decay + m * kLanes);
+    f[m] = kFade == Fade::kLane ? load(lane_decay + m * kLanes) : splat(scale);
   }
   for (int64_t r = 0; r < R; ++r) {
     float* Sr = S + r * M * kLanes;
     const Vec cr = splat(c[r]);
-    const Vec fr = kRowDecay ? splat(row_decay[r]) : Vec{};
+    const Vec fr = kFade == Fade::kRow ? splat(row_decay[r]) : Vec{};
     const Vec wr = w ? splat(w[r]) : Vec{};
     for (int m = 0; m < M; ++m) {
-      const Vec x = (kRowDecay ? fr : f[m]) * load(Sr + m * kLanes) + cr * uu[m];
+      const Vec x = (kFade == Fade::kRow ? fr : f[m]) * load(Sr + m * kLanes) + cr * uu[m];
       store(Sr + m * kLanes, x);
-      aa[m] += wr * x;
+      if (w) aa[m] += wr * x;
     }
   }
   if (acc)
@@ -133,6 +135,65 @@ void sweep_backward(int64_t K, float* dS, const float* a, const float* q, const 
   for (int m = 0; m < M; ++m) store(dv + m * kLanes, acc[m]);
 }
 
+// acc = Σ_r c_r S_r over rows r of S {R, M·16} (the delta rule's prediction Sᵀk). acc overwritten.
+template <int M>
+void sweep_readout(int64_t R, const float* S, const float* c, float* acc) {
+  Vec aa[M];
+  for (int m = 0; m < M; ++m) aa[m] = Vec{};
+  for (int64_t r = 0; r < R; ++r) {
+    const Vec cr = splat(c[r]);
+    for (int m = 0; m < M; ++m) aa[m] += cr * load(S + (r * M + m) * kLanes);
+  }
+  for (int m = 0; m < M; ++m) store(acc + m * kLanes, aa[m]);
+}
+
+// The delta rule's backward pass A over rows i of dS {K, M·16}: d = dS_i + q_i dout; dS_i ← d;
+// dq_i = S_t,i · dout; du = Σ_i k_i d (overwritten).
+template <int M>
+void sweep_delta_a(int64_t K, float* dS, const float* St, const float* q, const float* kk, const float* dout,
+                   float* dq, float* du) {
+  Vec o[M], acc[M];
+  for (int m = 0; m < M; ++m) o[m] = load(dout + m * kLanes), acc[m] = Vec{};
+  for (int64_t i = 0; i < K; ++i) {
+    float* Si = dS + i * M * kLanes;
+    const float* Ti = St + i * M * kLanes;
+    const Vec qi = splat(q[i]), ki = splat(kk[i]);
+    Vec dot = Vec{};
+    for (int m = 0; m < M; ++m) {
+      const Vec d = load(Si + m * kLanes) + qi * o[m];
+      store(Si + m * kLanes, d);
+      dot += load(Ti + m * kLanes) * o[m];
+      acc[m] += ki * d;
+    }
+    dq[i] = lane_sum(dot);
+  }
+  for (int m = 0; m < M; ++m) store(du + m * kLanes, acc[m]);
+}
+
+// Pass B: dk_i = dS_i·u − α P_i·dup; Σ_i dS_i·P_i into *dalpha; dS_i ← α (dS_i − k_i dup).
+template <int M>
+void sweep_delta_b(int64_t K, float* dS, const float* P, float alpha, const float* kk, const float* u,
+                   const float* dup, float* dk, float* dalpha) {
+  Vec uu[M], pp[M];
+  for (int m = 0; m < M; ++m) uu[m] = load(u + m * kLanes), pp[m] = load(dup + m * kLanes);
+  const Vec al = splat(alpha);
+  Vec da = Vec{};
+  for (int64_t i = 0; i < K; ++i) {
+    float* Si = dS + i * M * kLanes;
+    const float* Pi = P + i * M * kLanes;
+    const Vec ki = splat(kk[i]);
+    Vec g = Vec{};
+    for (int m = 0; m < M; ++m) {
+      const Vec d = load(Si + m * kLanes), p = load(Pi + m * kLanes);
+      g += d * uu[m] - al * (p * pp[m]);
+      da += d * p;
+      store(Si + m * kLanes, al * (d - ki * pp[m]));
+    }
+    dk[i] = lane_sum(g);
+  }
+  *dalpha += lane_sum(da);
+}
+
 // The blocked width M·16 for n, or 0 when the plain loops must do.
 inline int blocks_of(int64_t n) {
   return n % kLanes == 0 && (n == 16 || n == 32 || n == 64 || n == 128) ? static_cast<int>(n / kLanes) : 0;
@@ -153,6 +214,13 @@ bool dispatch_blocks(int64_t n, F&& f) {
 // u {V} is scratch. o may be null.
 inline void delta_step(int64_t K, int64_t V, float alpha, float b, const float* qt, const float* kt, const float* vt,
                        float* S, float* w, float* u, float* ot) {
+  const bool blocked = dispatch_blocks(V, [&](auto m) {
+    sweep_readout<decltype(m)::value>(K, S, kt, w);
+#pragma omp simd
+    for (int64_t j = 0; j < V; ++j) u[j] = b * (vt[j] - alpha * w[j]);
+    sweep_update<decltype(m)::value, Fade::kConst>(K, S, nullptr, nullptr, alpha, kt, u, ot ? qt : nullptr, ot);
+  });
+  if (blocked) return;
   std::fill(w, w + V, 0.0f);
   for (int64_t i = 0; i < K; ++i) {
     const float ki = kt[i];
@@ -192,8 +260,8 @@ void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const floa
     if (ck && t % kCheckpoint == 0) std::copy(S.begin(), S.end(), ck + (t / kCheckpoint) * KV);
     decay_factors(decay, g, t, K, a.data());
     const bool blocked = dispatch_blocks(V, [&](auto m) {
-      sweep_update<decltype(m)::value, true>(K, S.data(), a.data(), nullptr, k + t * K, v + t * V, q + t * K,
-                                             o + t * V);
+      sweep_update<decltype(m)::value, Fade::kRow>(K, S.data(), a.data(), nullptr, 1.0f, k + t * K, v + t * V,
+                                                   q + t * K, o + t * V);
     });
     if (!blocked) decay_step(K, V, a.data(), q + t * K, k + t * K, v + t * V, S.data(), o + t * V);
   }
@@ -225,7 +293,7 @@ void decay_scan_backward(Decay decay, int64_t T, int64_t K, int64_t V, const flo
     const float *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
     float* dqt = dq + t * K;
     if (dispatch_blocks(K, [&](auto m) {
-          sweep_update<decltype(m)::value, false>(V, St, nullptr, a, vt, kt, dot, dqt);
+          sweep_update<decltype(m)::value, Fade::kLane>(V, St, nullptr, a, 1.0f, vt, kt, dot, dqt);
         }))
       continue;
     std::fill(dqt, dqt + K, 0.0f);
@@ -322,8 +390,13 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
       const float *qt = q + t * K, *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
       const float alpha = g ? std::exp(g[t]) : 1.0f, b = beta[t];
       // Pass A: dS_t += q_t doutᵀ; dq = S_t dout; du = dS_tᵀ k (S_t = α S_{t-1} + k uᵀ).
-      std::fill(du, du + V, 0.0f);
-      for (int64_t i = 0; i < K; ++i) {
+      const int blocks = blocks_of(V);
+      if (blocks) {
+        dispatch_blocks(V, [&](auto m) { sweep_delta_a<decltype(m)::value>(K, dS, St, qt, kt, dot, dq + t * K, du); });
+      } else {
+        std::fill(du, du + V, 0.0f);
+      }
+      for (int64_t i = 0; i < (blocks ? 0 : K); ++i) {
         float* dSi = dS + i * V;
         const float* Sti = St + i * V;
         const float qi = qt[i], ki = kt[i];
@@ -350,7 +423,11 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
         dalpha -= dup[j] * wt[j];
       }
       // Pass B: dk = dS_t u − α S_{t-1} dup; dα += <dS_t, S_{t-1}>; dS_{t-1} = α (dS_t − k dupᵀ).
-      for (int64_t i = 0; i < K; ++i) {
+      if (blocks)
+        dispatch_blocks(V, [&](auto m) {
+          sweep_delta_b<decltype(m)::value>(K, dS, P, alpha, kt, u, dup, dk + t * K, &dalpha);
+        });
+      for (int64_t i = 0; i < (blocks ? 0 : K); ++i) {
         float* dSi = dS + i * V;
         const float* Pi = P + i * V;
         const float ki = kt[i];
