@@ -199,7 +199,10 @@ bool key_ends_with_hash(const std::string& key, const std::string& hash) {
 json canonical_config(const json& spec) {
   json canonical = spec;
   canonical.erase("seed");
-  if (canonical.contains("cell") && canonical["cell"].is_object()) canonical["cell"].erase("path");
+  if (canonical.contains("cell") && canonical["cell"].is_object()) {
+    canonical["cell"].erase("path");
+    canonical["cell"].erase("info");
+  }
   return canonical;
 }
 

@@ -339,6 +339,20 @@ json standing_json(const Leaderboard& board, const Standing& st) {
           {"tasks", tasks}};
 }
 
+// A script cell's description and options from its sidecar (the row's first config), "" when it has none:
+// "gated linear attention, one head (heads 1, gate sigmoid)".
+std::string cell_note(const LeaderboardRow& row) {
+  if (row.configs.empty() || !row.configs.front().cell_info.is_object()) return "";
+  const json& info = row.configs.front().cell_info;
+  std::string out = info.value("description", "");
+  std::string opts;
+  if (info.contains("options") && info.at("options").is_object())
+    for (const auto& [k, v] : info.at("options").items())
+      opts += (opts.empty() ? "" : ", ") + k + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  if (!opts.empty()) out += (out.empty() ? "" : " ") + ("(" + opts + ")");
+  return out;
+}
+
 std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
   std::string out = fmt::format("leaderboard: battery {} (version {}), {} cells; {}\n", board.battery,
                                 board.battery_version, board.rows.size(), conclusion(st));
@@ -347,6 +361,8 @@ std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
     out += fmt::format("  {:<5} {:<20} {:>10} {:>10}{}{}\n", rank_text(o), o.cell,
                        fmt::format("{}/{}", o.top_count, st.separating), fmt::format("{}/{}", o.locked, o.seeds),
                        o.is_new ? "   (new)" : "", incomplete(o, st));
+  for (const auto& r : board.rows)
+    if (const std::string note = cell_note(r); !note.empty()) out += fmt::format("  {}: {}\n", r.cell, note);
   for (const auto& t : st.tasks) {
     out += fmt::format("\n  {}{}\n", t.label, t.by_recall ? "  (no cell locked in: top group by recall)" : "");
     for (const auto& p : t.placings) {
@@ -371,6 +387,10 @@ std::string leaderboard_markdown(const Leaderboard& board, const Standing& st) {
     md += fmt::format("| {} | {}{} | {} / {} | {} / {} |\n", rank_text(o), name, incomplete(o, st), o.top_count,
                       st.separating, o.locked, o.seeds);
   }
+  std::string notes;
+  for (const auto& r : board.rows)
+    if (const std::string note = cell_note(r); !note.empty()) notes += fmt::format("- `{}`: {}\n", r.cell, note);
+  if (!notes.empty()) md += "\nCells described by their authors (sidecar files):\n\n" + notes;
   for (const auto& t : st.tasks) {
     md += fmt::format("\n### {}\n\ncapacity floor {:.0f} bits{}\n\n", t.label, t.capacity_bits,
                       t.by_recall ? "; no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
@@ -440,11 +460,13 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
     }
     body += "</tbody></table></div></section>";
   }
-  body += "<section><h2>Rows</h2><div class=\"scroll\"><table><thead><tr><th>cell</th><th>commit</th><th>added</th>"
-          "<th>source</th></tr></thead><tbody>";
+  body += "<section><h2>Rows</h2><div class=\"scroll\"><table><thead><tr><th>cell</th><th>description</th>"
+          "<th>commit</th><th>added</th><th>source</th></tr></thead><tbody>";
   for (const auto& r : board.rows)
-    body += fmt::format("<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>",
-                        r.is_new ? "new" : "", esc(r.cell), esc(commit_of(r.context)), esc(r.added), esc(r.source));
+    body += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code>"
+                        "</td></tr>",
+                        r.is_new ? "new" : "", esc(r.cell), esc(cell_note(r)), esc(commit_of(r.context)), esc(r.added),
+                        esc(r.source));
   body += "</tbody></table></div></section>";
   return html_page("recallbench leaderboard: " + board.battery, body);
 }

@@ -67,6 +67,7 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   c.cell = doc.cell();
   c.task = doc.task();
   c.cell_options = cell.value("options", json::object());
+  if (cell.contains("info") && cell.at("info").is_object()) c.cell_info = cell.at("info");
   c.task_options = task.value("options", json::object());
   c.model = doc.spec.at("model");
   c.train = doc.spec.at("train");
@@ -358,6 +359,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"task", c.task},
           {"task_options", c.task_options},
           {"cell_options", c.cell_options},
+          {"cell_info", c.cell_info},
           {"model", c.model},
           {"train", c.train},
           {"state_size", c.state_size},
@@ -402,6 +404,9 @@ Config read_config(const json& j, const std::string& where) {
   c.task = require_field<std::string>(j, "task", where);
   c.task_options = require_field<json>(j, "task_options", where);
   c.cell_options = j.value("cell_options", json::object());
+  c.cell_info = j.value("cell_info", json(nullptr));
+  if (!c.cell_info.is_null() && !c.cell_info.is_object())
+    throw UsageError(where + ": field 'cell_info' must be an object or null");
   c.model = require_field<json>(j, "model", where);
   c.train = require_field<json>(j, "train", where);
   // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.

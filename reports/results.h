@@ -50,6 +50,7 @@ struct Config {
   std::string task;                   // task name, e.g. "mqar"
   json task_options = json::object(); // resolved task options (pairs, length, vocab, ...)
   json cell_options = json::object(); // resolved cell options
+  json cell_info = nullptr;           // a script cell's sidecar: description, options (not in the key)
   json model = json::object();        // model spec: d_model, layers, state_budget, mlp
   json train = json::object();        // training recipe (RunSpec::train)
   int64_t state_size = 0;             // recurrent state per layer per sequence, in numbers (measured)

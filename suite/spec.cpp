@@ -1,5 +1,6 @@
 #include "suite/spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -37,6 +38,47 @@ void prepare_script_cell(NamedSpec& cell, const std::string& base_dir) {
   cell.name = std::string(kScriptCellPrefix) + file.stem().string();
   if (!cell.options.is_object()) cell.options = json::object();
   cell.options["content_hash"] = short_hash_of(bytes);
+  fs::path sidecar = file;
+  sidecar.replace_extension(".cell.json");
+  if (fs::exists(sidecar, ec)) read_script_sidecar(cell, sidecar.string());
+}
+
+void read_script_sidecar(NamedSpec& cell, const std::string& file) {
+  const std::string hint = "a script cell's sidecar is {\"name\": \"my_cell\", \"description\": \"...\", "
+                           "\"options\": {\"heads\": 1}} (README: Score your own cell)";
+  const json j = read_json_file(file);
+  if (!j.is_object()) throw UsageError(file + ": expected a JSON object", hint);
+  for (const auto& [k, v] : j.items())
+    if (k != "name" && k != "description" && k != "options")
+      throw UsageError(fmt::format("{}: unknown field '{}' (name, description, options)", file, k), hint);
+  if (j.contains("name")) {
+    const json& n = j.at("name");
+    const std::string name = n.is_string() ? n.get<std::string>() : std::string();
+    const bool ok = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '+';
+    });
+    if (!ok)
+      throw UsageError(fmt::format("{}: name {} must be 1 to 64 letters, digits or _ - . +", file, n.dump()), hint);
+    cell.name = std::string(kScriptCellPrefix) + name;
+  }
+  json info = json::object();
+  if (j.contains("description")) {
+    const json& d = j.at("description");
+    if (!d.is_string() || d.get<std::string>().size() > 500)
+      throw UsageError(file + ": description must be a string of at most 500 characters", hint);
+    info["description"] = d;
+  }
+  if (j.contains("options")) {
+    const json& o = j.at("options");
+    if (!o.is_object()) throw UsageError(file + ": options must be an object of numbers, strings or booleans", hint);
+    for (const auto& [k, v] : o.items())
+      if (!v.is_primitive() || v.is_null())
+        throw UsageError(fmt::format("{}: option '{}' is {}, expected a number, string or boolean", file, k, v.dump()),
+                         hint);
+    info["options"] = o;
+  }
+  info["sidecar"] = std::filesystem::path(file).filename().string();
+  cell.info = std::move(info);
 }
 
 template <class Spec>
@@ -100,6 +142,7 @@ json RunSpec::to_json() const {
   numbers_to_json(train, train_numbers(), j["train"]);
   if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
   if (!cell.path.empty()) j["cell"]["path"] = cell.path;  // additive, and not in the key (config_key)
+  if (!cell.info.empty()) j["cell"]["info"] = cell.info;  // likewise
   return j;
 }
 
@@ -108,6 +151,10 @@ NamedSpec named_from_json(const json& j, const std::string& where) {
   NamedSpec s;
   s.name = require_field<std::string>(j, "name", where);
   if (j.contains("path")) s.path = require_field<std::string>(j, "path", where);
+  if (j.contains("info")) {
+    s.info = j.at("info");
+    if (!s.info.is_object()) throw UsageError(where + ": field 'info' must be an object");
+  }
   if (j.contains("options")) {
     s.options = j.at("options");
     if (!s.options.is_object()) throw UsageError(where + ": field 'options' must be an object");

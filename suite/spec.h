@@ -29,15 +29,24 @@ struct NamedSpec {
   // load it, but not part of the config key: the key carries the file's content hash (options), so moving
   // the file keeps the keys and editing it gives new ones.
   std::string path;
+  // A script cell's description from its sidecar file (name, description, options: prepare_script_cell).
+  // Recorded in the spec and carried into results and the board, but not part of the config key: editing
+  // the description does not retrain anything. Empty for registered units.
+  json info = json::object();
 };
 
 // Cells given as "script:PATH" (a TorchScript module, cells/script_cell.h): the prefix, and the
 // preparation every plan builder applies before resolving a spec: reads the file (relative PATHs against
 // `base_dir`, "" = the working directory), names the cell "script:<file stem>", records the absolute
 // path and the content hash (option "content_hash"). A missing or unreadable file is a UsageError.
+// A sidecar FILE_STEM.cell.json beside the file ({"name": ..., "description": ..., "options": {...}}, every
+// field optional, nothing else allowed) names the cell "script:<name>" instead and fills NamedSpec::info
+// with its description and options (the hyperparameters the module was built with, recorded, not passed).
 // Specs already prepared (path set) and registered names are left as they are.
 inline constexpr const char* kScriptCellPrefix = "script:";
 bool is_script_cell(const std::string& name);
+// Reads a sidecar file into `cell` (name and info); bad content is a UsageError naming the field.
+void read_script_sidecar(NamedSpec& cell, const std::string& file);
 void prepare_script_cell(NamedSpec& cell, const std::string& base_dir = "");
 
 // The model wrapper around a cell: embedding → layers × (norm → cell → residual → norm → MLP →

@@ -3,7 +3,7 @@
 causal convolution (+ SiLU) on q, k and v, one head, a per-head RMS norm on the read-out and an output
 projection: the same function as the native `diag+conv` cell, written from scratch here.
 
-    /usr/bin/python3 linear_attention_conv.py OUT.pt [--d-model 32] [--key-dim 32] [--acausal]
+    /usr/bin/python3 linear_attention_conv.py OUT.pt [--d-model 32] [--key-dim 32] [--acausal] [--name NAME]
     recallbench check-cell script:OUT.pt --d-model 32
     recallbench run --battery smoke --cell script:OUT.pt --out results/mine
 
@@ -14,6 +14,8 @@ which let recallbench audit the state size and the step path; optionally reset_p
 run must refuse.
 """
 import argparse
+import json
+import os
 import math
 from typing import List, Tuple
 
@@ -88,11 +90,22 @@ def main():
     ap.add_argument("--d-model", type=int, default=32)
     ap.add_argument("--key-dim", type=int, default=32)
     ap.add_argument("--acausal", action="store_true", help="write a broken, non-causal cell (for tests)")
+    ap.add_argument("--name", help="also write the sidecar OUT_STEM.cell.json: the cell is then script:NAME on the "
+                                   "board, with this module's description and hyperparameters")
     a = ap.parse_args()
     torch.manual_seed(0)
-    torch.jit.script(LinearAttentionConv(a.d_model, a.key_dim, causal=not a.acausal)).save(a.out)
+    cell = LinearAttentionConv(a.d_model, a.key_dim, causal=not a.acausal)
+    torch.jit.script(cell).save(a.out)
     print(f"wrote {a.out}: linear attention + short conv, d_model {a.d_model}, key_dim {a.key_dim}"
           + (" (NOT causal)" if a.acausal else ""))
+    if a.name:
+        sidecar = os.path.splitext(a.out)[0] + ".cell.json"
+        with open(sidecar, "w") as f:
+            json.dump({"name": a.name,
+                       "description": "linear attention with a width-4 short causal conv on q, k, v; one head",
+                       "options": {"d_model": cell.d_model, "key_dim": cell.key_dim, "width": cell.width,
+                                   "causal": cell.causal}}, f, indent=1)
+        print(f"wrote {sidecar}: the cell is script:{a.name}")
 
 
 if __name__ == "__main__":

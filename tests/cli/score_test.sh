@@ -34,6 +34,15 @@ expect 0 "causal       pass" -- score "script:$tmp/cell.pt" --battery "$tmp/tiny
 grep -q "linear_attention_conv\|cell" "$tmp/board.md" || { echo "FAIL: the board's Markdown lacks the new row"; fail=1; }
 out=$("$rb" score "script:$tmp/cell.pt" --battery "$tmp/tiny.json" --board "$tmp/board.json" --out "$tmp/s" --yes 2>&1)
 grep -q "0 to run" <<<"$out" || { echo "FAIL: the second score retrained runs"; echo "$out"; fail=1; }
+# A sidecar names the cell and describes it on the board (text and Markdown), without touching its module.
+(cd "$tmp" && "$py" "$src/examples/script_cell/linear_attention_conv.py" described.pt --name la_conv) >/dev/null ||
+  { echo "FAIL: example with a sidecar"; fail=1; }
+expect 0 "script:la_conv: linear attention with a width-4" -- score "script:$tmp/described.pt" --battery "$tmp/tiny.json" \
+  --board "$tmp/board.json" --out "$tmp/d" --yes --jobs 2 --md "$tmp/described.md"
+grep -q '`script:la_conv`: linear attention.*(causal true, d_model 32, key_dim 32, width 4)' "$tmp/described.md" ||
+  { echo "FAIL: the board's Markdown lacks the sidecar's description"; fail=1; }
+grep -q '"description": "linear attention' "$tmp"/d/runs/*.json ||
+  { echo "FAIL: the run documents lack the sidecar's description"; fail=1; }
 expect 2 "not causal" -- score "script:$tmp/acausal.pt" --battery "$tmp/tiny.json" --board "$tmp/board.json" --out "$tmp/a" --yes
 [ -z "$(ls "$tmp/a/runs" 2>/dev/null)" ] || { echo "FAIL: a leaky cell was trained"; fail=1; }
 sed 's/"state_budget": 1312/"state_budget": 512/' "$tmp/tiny.json" >"$tmp/tight.json"
