@@ -13,17 +13,17 @@
 namespace rb::cpu {
 namespace {
 
-// Decay factors a {K} of token t: exp(g) per key, one exp(g) broadcast, or ones.
-inline void decay_factors(Decay decay, const float* g, int64_t t, int64_t K, float* a) {
+// Decay factors a {K} of token t from the given factors f = exp(g): one per key, one broadcast, or ones.
+inline void decay_factors(Decay decay, const float* f, int64_t t, int64_t K, float* a) {
   switch (decay) {
     case Decay::kNone:
       std::fill(a, a + K, 1.0f);
       break;
     case Decay::kScalar:
-      std::fill(a, a + K, std::exp(g[t]));
+      std::fill(a, a + K, f[t]);
       break;
     case Decay::kPerKey:
-      for (int64_t i = 0; i < K; ++i) a[i] = std::exp(g[t * K + i]);
+      std::copy(f + t * K, f + (t + 1) * K, a);
       break;
   }
 }

@@ -20,16 +20,20 @@ inline constexpr int64_t kCheckpoint = 64;
 inline int64_t num_checkpoints(int64_t T) { return (T + kCheckpoint - 1) / kCheckpoint; }
 
 // The decay of the diagonal-transition family: none (linear attention), one per token (ssd), one per key
-// per token (gla). Decays are given as logs g ≤ 0 and exponentiated one step at a time.
+// per token (gla). The decay scans take the factors a = exp(g) (the wrapper exponentiates them once, with
+// LibTorch's vectorised exp: the kernel used to call std::exp K times per token in every pass, which at
+// K = 64 cost as much as the state update); the gradient they return is still the one of g.
 enum class Decay { kNone, kScalar, kPerKey };
 
-// S_t = diag(exp g_t) S_{t-1} + k_t v_tᵀ, o_t = S_tᵀ q_t. g is {T, K} (kPerKey), {T} (kScalar) or unused.
+// S_t = diag(a_t) S_{t-1} + k_t v_tᵀ, o_t = S_tᵀ q_t with a = exp(g): `g` here holds the factors a, {T, K}
+// (kPerKey), {T} (kScalar) or unused.
 // ck, when not null, receives the checkpoints (the backward does not need them).
 void decay_scan_forward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k, const float* v,
                         const float* g, float* o, float* ck);
 
-// Gradients of sum(o ⊙ dout): dq, dk {T, K}; dv {T, V}; dg with g's shape (unused for kNone). Overwrites.
-// `work` needs decay_scan_workspace(K, V) floats.
+// Gradients of sum(o ⊙ dout): dq, dk {T, K}; dv {T, V}; dg, the gradient of the logs g, with g's shape
+// (unused for kNone). `g` holds the factors a = exp(g), as in the forward. Overwrites. `work` needs
+// decay_scan_workspace(K, V) floats.
 int64_t decay_scan_workspace(int64_t K, int64_t V);
 void decay_scan_backward(Decay decay, int64_t T, int64_t K, int64_t V, const float* q, const float* k,
                          const float* v, const float* g, const float* dout, float* dq, float* dk, float* dv,

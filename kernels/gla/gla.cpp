@@ -27,7 +27,8 @@ class DecayScanFunction : public torch::autograd::Function<DecayScanFunction> {
                                const torch::Tensor& v_in, const torch::Tensor& g_in, int64_t decay_code) {
     const auto decay = static_cast<cpu::Decay>(decay_code);
     auto q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
-    auto g = decay == cpu::Decay::kNone ? torch::Tensor() : g_in.contiguous();
+    // The decay factors exp(g), once, vectorised: the kernel takes them instead of the logs (recurrence_cpu.h).
+    auto g = decay == cpu::Decay::kNone ? torch::Tensor() : g_in.exp().contiguous();
     const int64_t B = q.size(0), H = q.size(1), T = q.size(2), K = q.size(3), V = v.size(3);
     const int64_t gstride = decay == cpu::Decay::kPerKey ? T * K : T;
     auto o = torch::empty({B, H, T, V}, q.options());
