@@ -87,7 +87,8 @@ inline float lane_sum(Vec x) {
 enum class Fade { kRow, kLane, kConst };
 template <int M, Fade kFade>
 void sweep_update(int64_t R, float* S, const float* row_decay, const float* lane_decay, float scale, const float* c,
-                  const float* u, const float* w, float* acc) {
+                  const float* u, const float* w, float* acc, const float* from = nullptr) {
+  const float* src = from ? from : S;  // out of place: S ← f ⊙ from + c uᵀ (the delta rule's recomputation)
   Vec uu[M], aa[M], f[M];
   for (int m = 0; m < M; ++m) {
     uu[m] = load(u + m * kLanes);
@@ -100,7 +101,7 @@ void sweep_update(int64_t R, float* S, const float* row_decay, const float* lane
     const Vec fr = kFade == Fade::kRow ? splat(row_decay[r]) : Vec{};
     const Vec wr = w ? splat(w[r]) : Vec{};
     for (int m = 0; m < M; ++m) {
-      const Vec x = (kFade == Fade::kRow ? fr : f[m]) * load(Sr + m * kLanes) + cr * uu[m];
+      const Vec x = (kFade == Fade::kRow ? fr : f[m]) * load(src + (r * M + m) * kLanes) + cr * uu[m];
       store(Sr + m * kLanes, x);
       if (w) aa[m] += wr * x;
     }
@@ -212,15 +213,17 @@ bool dispatch_blocks(int64_t n, F&& f) {
 
 // One token of the delta-rule forward, in place. w {V} receives S_{t-1}ᵀ k (kept for the backward pass);
 // u {V} is scratch. o may be null.
+// With `from` (blocked widths only), the step reads S_{t-1} there and writes S_t into S (no copy first).
 inline void delta_step(int64_t K, int64_t V, float alpha, float b, const float* qt, const float* kt, const float* vt,
-                       float* S, float* w, float* u, float* ot) {
+                       float* S, float* w, float* u, float* ot, const float* from = nullptr) {
   const bool blocked = dispatch_blocks(V, [&](auto m) {
-    sweep_readout<decltype(m)::value>(K, S, kt, w);
+    sweep_readout<decltype(m)::value>(K, from ? from : S, kt, w);
 #pragma omp simd
     for (int64_t j = 0; j < V; ++j) u[j] = b * (vt[j] - alpha * w[j]);
-    sweep_update<decltype(m)::value, Fade::kConst>(K, S, nullptr, nullptr, alpha, kt, u, ot ? qt : nullptr, ot);
+    sweep_update<decltype(m)::value, Fade::kConst>(K, S, nullptr, nullptr, alpha, kt, u, ot ? qt : nullptr, ot, from);
   });
   if (blocked) return;
+  if (from) std::copy(from, from + K * V, S);
   std::fill(w, w + V, 0.0f);
   for (int64_t i = 0; i < K; ++i) {
     const float ki = kt[i];
@@ -379,9 +382,8 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
     std::copy(ck + n * KV, ck + (n + 1) * KV, buf);
     for (int64_t t = t0; t < t1; ++t) {
       float* next = buf + (t - t0 + 1) * KV;
-      std::copy(next - KV, next, next);
       const float alpha = g ? std::exp(g[t]) : 1.0f;
-      delta_step(K, V, alpha, beta[t], nullptr, k + t * K, v + t * V, next, wbuf + (t - t0) * V, u, nullptr);
+      delta_step(K, V, alpha, beta[t], nullptr, k + t * K, v + t * V, next, wbuf + (t - t0) * V, u, nullptr, next - KV);
     }
     for (int64_t t = t1 - 1; t >= t0; --t) {
       const float* St = buf + (t - t0 + 1) * KV;  // S_t
