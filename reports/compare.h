@@ -24,7 +24,7 @@
 // one family instead. Either way a config is
 //   regression    when its test is significant after adjustment AND the change is at least the minimum
 //                 effect (lock-in rate; median recall; restricted mean time to lock-in longer by
-//                 min_slowdown, e.g. +30%);
+//                 min_slowdown, +20% by default);
 //   improvement   likewise for a rise (and no regression);
 //   inconclusive  when a sequential test is open (the gate runs the next look), the seeds cannot reach
 //                 significance at all at the adjusted level, or a change of at least the minimum effect
@@ -54,7 +54,8 @@ struct GateOptions {
   double target_power = 0.8;      // power the "seeds needed" calculation aims for
   stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;  // multiple-comparison adjustment
   int64_t max_seeds = 200;        // the seed calculation gives up above this
-  double min_slowdown = 0.3;      // smallest change in restricted mean time to lock-in that counts (+30%)
+  double min_slowdown = 0.2;      // smallest change in restricted mean time to lock-in that counts (+20%:
+                                  // below the +30% the gate is sized to catch, as 20 points is below 30)
   bool allow_model_change = false;  // compare configs whose model changed anyway (flagged in the reason)
   bool allow_data_change = false;   // compare configs whose task or data stream changed anyway (flagged);
                                     // seeds that are not independent are never compared

@@ -1,16 +1,16 @@
 // The sequential paired gate's false-alarm rate and power, simulated from the stored smoke baseline's own
 // per-seed data (ci/baselines/smoke.json: 50 seeds per config), at the rule ci/gate uses (looks of 10 pairs up
-// to every seed the baseline holds, Pocock spending, co-primary time and lock-in tests at half the config's
-// level, Holm over the 4 configs). Issue 25, item 3.
+// to every seed the baseline holds, Pocock spending, the weighted paired sign test at alpha / configs, Holm
+// over the 4 configs, the default minimum effects). Issue 25, item 3.
 //
-// The simulation model: the current run of seed s is drawn from the baseline's seeds of the same config
-// (with replacement), not its own pair. That throws away the pairing (the two runs of one seed agree far
-// more than two seeds do), so the power printed is a lower bound and the false-alarm rate is that of a
-// change that scrambles every seed's outcome without moving its distribution (a neutral perturbation as
-// large as seed-to-seed noise). Effects applied to the drawn outcome: lock-in rate -30 points (each locked-in
-// draw fails to lock in with probability 0.3 / baseline rate), or time to lock-in +30% (each step x1.3, to the
-// next evaluation, censored at the budget). Giving compare() all current seeds at once is the sequential
-// procedure itself: looks are evaluated in order and the first crossing or futility stop ends it.
+// The simulation model: the current run of seed s keeps its own pair's outcome with probability `keep`, and is
+// otherwise drawn from the baseline's seeds of the same config (with replacement). keep 0 throws the pairing
+// away (the two runs of one seed agree far more than two seeds do), so its power is a lower bound and its
+// false-alarm rate is that of a change that scrambles every seed's outcome without moving its distribution.
+// Effects applied to the outcome: lock-in rate -30 points (each locked-in draw fails to lock in with
+// probability 0.3 / baseline rate), or time to lock-in +30% (each step x1.3, to the next evaluation, censored
+// at the budget). Giving compare() all current seeds at once is the sequential procedure itself: looks are
+// evaluated in order and the first crossing or futility stop ends it.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -96,11 +96,13 @@ void simulate(double keep, int reps) {
                   keep, tc.cell.c_str(), name, 100.0 * rate, reps, looks / reps, 100.0 * family_alarm / reps);
       if (effect == Effect::kNone) {
         EXPECT_LE(rate, 0.05 + 0.04) << tc.cell;  // alpha plus simulation error
-      } else if (effect == Effect::kLockInDrop30 || keep >= 0.8) {
+      } else if (effect == Effect::kLockInDrop30 || keep >= 0.5) {
         // The stated minimum effects at 80% power (issue 25), less about two simulation standard errors at
         // 150 replicates: a change to the rule or the baseline that loses power fails here. Time to lock-in
-        // +30% is asserted only at the realistic pairing (keep 0.8): with the baseline recorded on the new
-        // kernels, diag+decay+conv reaches 41% at keep 0 and 70% at keep 0.5 (docs/gate-evidence.md).
+        // +30% is asserted once half the pairs keep their outcome (the neutral mutations kept 50-90%): with no
+        // pairing at all, diag+decay+conv (2 of its 50 baseline seeds never lock in) reaches only 51%, because
+        // redrawn seeds that lose or gain a lock-in by chance count 5x each way and their noise stops the
+        // sequential test at its futility bound (docs/gate-evidence.md).
         EXPECT_GE(rate, 0.8 - 0.07) << tc.cell << " " << name;
       }
       EXPECT_LE(static_cast<double>(family_alarm) / reps, 0.05 + 0.04) << tc.cell;
