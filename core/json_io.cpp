@@ -144,6 +144,12 @@ std::string kind_of(const json& doc) {
   return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+std::string string_or(const json& object, const std::string& key, const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 int64_t checked_integer(const json& v, const std::string& name) {
   const auto bad = [&] {
     return UsageError("field '" + name + "' got " + v.dump() + ", expected a whole number within ±9.2e18");

@@ -49,6 +49,11 @@ auto with_json_errors(const std::string& where, F&& read) -> decltype(read()) {
 // {"kind": [...]}, is not a kind: `value("kind", "")` would throw a type error there).
 std::string kind_of(const json& doc);
 
+// object[key] when `object` is an object whose `key` is a string, else `fallback`: for free-form fields that are
+// only shown (a run context's git_commit or date, a cell's description), where one of another type is shown as
+// unknown. `object.value(key, fallback)` would throw a type error there.
+std::string string_or(const json& object, const std::string& key, const std::string& fallback);
+
 // A JSON number as an int64, or UsageError naming `name` when it is not a whole number within int64's range
 // (a float such as 4.4e24 would otherwise convert with undefined behaviour).
 int64_t checked_integer(const json& value, const std::string& name);

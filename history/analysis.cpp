@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/json_io.h"
 #include "reports/report.h"
 
 namespace rb::history {
@@ -126,7 +127,7 @@ std::string config_label(const History& h, const std::string& key, const std::st
   if (!doc.is_object() || !doc.contains("cell") || !doc.at("cell").is_string()) return key;
   reports::Config cfg;  // just what the label needs (a stored identity carries no seeds)
   cfg.cell = doc.at("cell").get<std::string>();
-  cfg.task = doc.value("task", "");
+  cfg.task = string_or(doc, "task", "");  // an imported document's task of another type: left out of the label
   if (doc.contains("task_options") && doc.at("task_options").is_object()) cfg.task_options = doc.at("task_options");
   return cfg.cell + " · " + cfg.task_label();
 }
@@ -573,7 +574,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
 reports::BaselineSource history_baseline_source(const std::string& database, double alpha) {
   return [database, alpha](const reports::RunSet& current) {
     const History h(database, History::Mode::kRead);
-    std::string exclude = current.context.is_object() ? current.context.value("git_commit", "") : "";
+    std::string exclude = string_or(current.context, "git_commit", "");
     if (exclude.size() > 6 && exclude.compare(exclude.size() - 6, 6, "-dirty") == 0) exclude.resize(exclude.size() - 6);
     std::vector<std::string> notes;
     reports::Baseline base = pooled_baseline(h, current.configs, exclude, alpha, &notes);

@@ -11,6 +11,7 @@
 
 #include "reports/report.h"
 #include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 
@@ -589,7 +590,7 @@ std::string section_configs(const RunSet& runs) {
         sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", c.state_size, c.state_size,
         (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
         c.capacity_bits, c.capacity_bits,
-        sm.floor_bits_per_number, c.parameters, c.parameters, c.train.value("steps", 0),
+        sm.floor_bits_per_number, c.parameters, c.parameters, c.step_budget(),
         c.train.contains("lr") ? c.train.at("lr").dump() : "?", esc(curriculum_of(c)), sm.failed);
   }
   return s + "</tbody></table></div></section>";
@@ -709,14 +710,11 @@ std::string report_html(const ReportInput& in) {
   std::map<std::string, std::string> verdict_of;
   if (in.comparison)
     for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
-  const std::string commit = runs.context.is_object() && runs.context.contains("git_commit") &&
-                                     runs.context.at("git_commit").is_string()
-                                 ? runs.context.at("git_commit").get<std::string>()
-                                 : "unknown";
+  const std::string commit = string_or(runs.context, "git_commit", "unknown");
   std::string page = "<header><h1>" + esc(in.title) + "</h1>";
   page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",
                       runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),
-                      esc(runs.context.is_object() ? runs.context.value("date", "") : ""));
+                      esc(string_or(runs.context, "date", "")));
   page += section_verdict(in);
   page += section_leaderboard(runs, verdict_of);
   page += section_sweeps(runs, color_of);

@@ -344,7 +344,7 @@ json standing_json(const Leaderboard& board, const Standing& st) {
 std::string cell_note(const LeaderboardRow& row) {
   if (row.configs.empty() || !row.configs.front().cell_info.is_object()) return "";
   const json& info = row.configs.front().cell_info;
-  std::string out = info.value("description", "");
+  std::string out = string_or(info, "description", "");  // another type (an edited file): not shown
   std::string opts;
   if (info.contains("options") && info.at("options").is_object())
     for (const auto& [k, v] : info.at("options").items())

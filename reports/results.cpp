@@ -69,6 +69,11 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   c.cell_options = cell.value("options", json::object());
   if (cell.contains("info") && cell.at("info").is_object()) c.cell_info = cell.at("info");
   c.task_options = task.value("options", json::object());
+  // The readers after this one (the claims' check for vacuous MQAR pairs, the pages' labels) take them as objects.
+  for (const auto& [field, options] :
+       {std::pair{"spec.cell.options", &c.cell_options}, {"spec.task.options", &c.task_options}})
+    if (!options->is_object())
+      throw UsageError(fmt::format("{}: field '{}' got {}, expected an object", where, field, options->type_name()));
   c.model = doc.spec.at("model");
   c.train = doc.spec.at("train");
   c.state_budget = integer_or(c.model, "state_budget", 0);
@@ -409,6 +414,11 @@ Config read_config(const json& j, const std::string& where) {
     throw UsageError(where + ": field 'cell_info' must be an object or null");
   c.model = require_field<json>(j, "model", where);
   c.train = require_field<json>(j, "train", where);
+  // The gate, the claims and the pages read these as objects (the model's fields, the recipe's steps, an option).
+  for (const auto& [field, value] : {std::pair{"task_options", &c.task_options}, {"cell_options", &c.cell_options},
+                                     {"model", &c.model}, {"train", &c.train}})
+    if (!value->is_object())
+      throw UsageError(fmt::format("{}: field '{}' got {}, expected an object", where, field, value->type_name()));
   // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.
   const std::string want = config_hash(c);
   if (!key_ends_with_hash(c.key, want))

@@ -94,7 +94,19 @@ bool is_bench_json(const json& doc) {
   return doc.is_object() && doc.contains("benchmarks") && doc.contains("context") && doc["benchmarks"].is_array();
 }
 
+namespace {
+BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key);
+}  // namespace
+
 BenchFile bench_file_from_json(const json& doc, const std::string& path, const std::string& time_key) {
+  // A field of another type (a row's run_type a number) is bad input naming the file, for every caller.
+  return with_json_errors(path.empty() ? std::string("benchmark file") : path,
+                          [&] { return read_bench_json(doc, path, time_key); });
+}
+
+namespace {
+
+BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key) {
   const std::string where = path.empty() ? std::string("benchmark file") : path;
   if (!is_bench_json(doc))
     throw UsageError(where + ": got a JSON document without `benchmarks` and `context`, expected Google Benchmark "
@@ -125,9 +137,10 @@ BenchFile bench_file_from_json(const json& doc, const std::string& path, const s
   return f;
 }
 
+}  // namespace
+
 BenchFile read_bench_file(const std::string& path, const std::string& time_key) {
-  const json doc = read_json_file(path);
-  return with_json_errors(path, [&] { return bench_file_from_json(doc, path, time_key); });
+  return bench_file_from_json(read_json_file(path), path, time_key);
 }
 
 SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {

@@ -49,8 +49,8 @@ bool is_bench_json(const nlohmann::json& doc);
 
 // Reads a benchmark file. `time_key` "" takes the file's own choice (recallbench's `recallbench.time`,
 // else "real_time"). Aggregate rows (mean, median, stddev, cv) are skipped: the gate recomputes them
-// from the repetitions. Throws UsageError when the document is not Google Benchmark JSON or a row lacks
-// its time.
+// from the repetitions. Throws UsageError when the document is not Google Benchmark JSON, a row lacks
+// its time or a field has another type.
 BenchFile bench_file_from_json(const nlohmann::json& doc, const std::string& path = "",
                                const std::string& time_key = "");
 BenchFile read_bench_file(const std::string& path, const std::string& time_key = "");

@@ -55,7 +55,7 @@ int run_update(const BaselineOptions& o) {
   for (const auto& k : before) removed += now.count(k) ? 0 : 1;
   fmt::print("wrote {}: {} configs, {} runs from {} (commit {}); {} new, {} dropped since the previous baseline\n", out,
              runs.configs.size(), runs.run_count, runs.source,
-             runs.context.is_object() ? runs.context.value("git_commit", "unknown") : "unknown", added, removed);
+             string_or(runs.context, "git_commit", "unknown"), added, removed);
   if (failed) fmt::print("warning: {} runs did not finish normally (diverged or error); they count as not locked in\n", failed);
   fmt::print("review it and commit it: git add {}\n", out);
   return kExitOk;
@@ -64,7 +64,7 @@ int run_update(const BaselineOptions& o) {
 int run_show(const BaselineOptions& o) {
   const reports::Baseline b = reports::read_baseline(o.file);
   fmt::print("baseline {} (battery '{}', created {}, commit {})\n", o.file, b.battery, b.created,
-             b.context.is_object() ? b.context.value("git_commit", "unknown") : "unknown");
+             string_or(b.context, "git_commit", "unknown"));
   for (const auto& c : b.configs) {
     const auto s = reports::summarize(c);
     fmt::print("  {:>3}/{:<3} [{:.2f}, {:.2f}] recall {:.3f}  {}\n", s.k, s.n, s.ci.low, s.ci.high, s.recall.median, c.key);

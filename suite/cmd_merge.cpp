@@ -26,6 +26,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What the merge and the aggregate read of a store's plan.json (its battery's name, its runs' keys), checked
+// before anything is written: a hand-edited file is bad input naming it (exit 2). A plan that is not an
+// object is ignored, as before.
+void check_plan(const json& plan, const std::string& where) {
+  if (!plan.is_object()) return;
+  require_field<std::string>(require_field<json>(plan, "battery", where), "name", where + ": battery");
+  const json runs = require_field<json>(plan, "runs", where);
+  if (!runs.is_array()) throw UsageError(where + ": field 'runs' got " + runs.type_name() + ", expected an array");
+  for (size_t i = 0; i < runs.size(); ++i)
+    require_field<std::string>(runs[i], "key", fmt::format("{}: runs[{}]", where, i));
+}
+
 struct MergeOptions {
   std::vector<std::string> dirs;
   std::string out, battery;
@@ -52,6 +64,7 @@ int run_merge(const MergeOptions& o) {
     for (const auto& d : o.dirs)
       if (fs::exists(fs::path(d) / "plan.json")) {
         plan = read_json_file(fs::path(d) / "plan.json");
+        check_plan(plan, (fs::path(d) / "plan.json").string());
         break;
       }
   }

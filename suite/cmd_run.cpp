@@ -164,9 +164,13 @@ int run_run(RunOptions& o) {
   const RunnerSummary sum = run_plan(plan, ro);
 
   const auto agg_path = std::filesystem::absolute(ro.out / "aggregate.json");
+  // The runner rewrites the aggregate only when the whole plan is done: otherwise a file there is another time's,
+  // and one of another shape is bad input naming it (exit 2), not an internal error.
   if (!sum.interrupted && std::filesystem::exists(agg_path)) {
     const json agg = read_json_file(agg_path);
-    if (agg["missing"].empty()) print_aggregate_table(agg);
+    with_json_errors(agg_path.string(), [&] {
+      if (agg.at("missing").empty()) print_aggregate_table(agg);
+    });
   }
   fmt::print("\n{} runs{}: {} trained, {} already done{}{} in {:.1f}s ({} locked in); results: {}\n", sum.total,
              shard_text, sum.trained, sum.already, sum.failed ? fmt::format(", {} FAILED", sum.failed) : "",
@@ -189,7 +193,8 @@ int run_run(RunOptions& o) {
   }
   if (std::filesystem::exists(agg_path)) {
     const json agg = read_json_file(agg_path);
-    if (agg["missing"].empty()) fmt::print("aggregate: {}\n", agg_path.string());
+    if (with_json_errors(agg_path.string(), [&] { return agg.at("missing").empty(); }))
+      fmt::print("aggregate: {}\n", agg_path.string());
   } else if (ro.shard.count > 1) {
     fmt::print("other shards still running; when all are done: recallbench merge {}\n",
                std::filesystem::absolute(ro.out).string());

@@ -217,25 +217,26 @@ json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
   }
   json missing = json::array();
   if (plan.is_object() && plan.contains("runs"))
-    for (const auto& r : plan["runs"])
-      if (!have.count(r["key"].get<std::string>())) missing.push_back(r["key"]);
+    for (const auto& r : plan.at("runs"))
+      if (!have.count(r.at("key").get<std::string>())) missing.push_back(r.at("key"));
   return {{"schema_version", 1},
           {"kind", "recallbench.aggregate"},
-          {"battery", plan.is_object() && plan.contains("battery") ? plan["battery"]["name"] : json(nullptr)},
+          {"battery", plan.is_object() && plan.contains("battery") ? plan.at("battery").at("name") : json(nullptr)},
           {"runs", docs.size()},
           {"missing", missing},
           {"configs", cfgs},
-          {"contrasts", plan.is_object() && plan.contains("contrasts") ? plan["contrasts"] : json::array()},
+          {"contrasts", plan.is_object() && plan.contains("contrasts") ? plan.at("contrasts") : json::array()},
           {"run_metrics", metrics}};
 }
 
 void print_aggregate_table(const json& agg) {
-  // "recall" is the median per-seed final held-out accuracy, as in the reports and on the leaderboard.
+  // "recall" is the median per-seed final held-out accuracy, as in the reports and on the leaderboard. at(), not
+  // operator[]: a missing field of a file read back is a JSON error (with_json_errors), not undefined behaviour.
   fmt::print("\n{:<72} {:>9} {:>9} {:>8}\n", "config", "locked-in", "recall", "state");
-  for (const auto& c : agg["configs"])
-    fmt::print("{:<72} {:>5}/{:<3} {:>9.3f} {:>8}\n", c["config_key"].get<std::string>(), c["locked_in"].get<int64_t>(),
-               c["runs"].get<int64_t>(), c.value("median_recall", c["mean_final_accuracy"].get<double>()),
-               c["state_size"].get<int64_t>());
+  for (const auto& c : agg.at("configs"))
+    fmt::print("{:<72} {:>5}/{:<3} {:>9.3f} {:>8}\n", c.at("config_key").get<std::string>(),
+               c.at("locked_in").get<int64_t>(), c.at("runs").get<int64_t>(),
+               c.value("median_recall", c.at("mean_final_accuracy").get<double>()), c.at("state_size").get<int64_t>());
 }
 
 namespace {

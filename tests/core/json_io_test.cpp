@@ -43,5 +43,16 @@ TEST(JsonIo, MalformedJsonNamesTheFile) {
   fs::remove_all(dir);
 }
 
+// Free-form fields that are only shown: one of another type is the fallback, never a JSON type error (issue 28).
+TEST(JsonIo, StringOrFallsBackOnAnotherType) {
+  const json context = {{"git_commit", "abc"}, {"date", json::array({1})}, {"host", 5}};
+  EXPECT_EQ(string_or(context, "git_commit", "unknown"), "abc");
+  EXPECT_EQ(string_or(context, "date", ""), "");
+  EXPECT_EQ(string_or(context, "host", "?"), "?");
+  EXPECT_EQ(string_or(context, "absent", "?"), "?");
+  EXPECT_EQ(string_or(json::array({1}), "git_commit", "unknown"), "unknown");
+  EXPECT_EQ(string_or(json(nullptr), "git_commit", "unknown"), "unknown");
+}
+
 }  // namespace
 }  // namespace rb

@@ -125,6 +125,12 @@ try:
     run("history", "import", "-", "--db", db2, expect=2, stdin='not json\n', contains="line 1")
     check(export(db2) == dump, "refused imports changed the database")
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
+    # Issue 28: an imported config document whose task is not a string labels the config without it.
+    db4 = os.path.join(tmp, "label.sqlite")
+    head = '{"commit": "abc1", "date": "2026-01-01", "config": "k", '
+    run("history", "import", "-", "--db", db4, stdin=head + '"seed": 1, "locked_in": false, "lock_in_step": null, '
+        '"budget": 100, "recall": 0.5}\n' + head + '"config_document": {"cell": "diag", "task": 5}}\n')
+    run("history", "log", "--db", db4, contains="diag")
 
     # A benchmark file (recallbench bench --out): kernels relative to the GEMM ceiling of the same run, the
     # ceilings themselves left out; a reference the file lacks is exit 2.
@@ -135,6 +141,12 @@ try:
     check("ceiling/" not in speed and "gla_fused" in speed, "history log --metric speed:\n" + speed)
     run("history", "add", bench, "--commit", heads[1], "--repo", repo, "--db", dbb, "--reference", "nosuch",
         expect=2, contains="no benchmark named nosuch")
+    # Issue 28: a benchmark row whose field has another type is bad input naming the file, never exit 4.
+    badbench = os.path.join(tmp, "badbench.json")
+    with open(badbench, "w") as f:
+        json.dump({"context": {}, "benchmarks": [{"name": "x", "run_type": 5, "real_time": 1.0}]}, f)
+    run("history", "add", badbench, "--commit", heads[1], "--repo", repo, "--db", dbb, expect=2,
+        contains=badbench + ": a field has the wrong type")
 
     # The history as the gate's baseline: two commits at 9/10, then a current store at 3/10 (a regression)
     # and one at 9/10 (none).
@@ -146,6 +158,15 @@ try:
     run("report", c, "--baseline-history", dbg, "--md", os.path.join(tmp, "r.md"), expect=1)
     run("compare", "--baseline-history", os.path.join(tmp, "none.sqlite"), "--current", c, expect=2)
     run("compare", "--baseline-history", dbg, "--baseline", "x.json", "--current", c, expect=2, contains="expected one")
+    # Issue 28: runs whose context records a commit of another type are compared (the commit is unknown).
+    ctx = os.path.join(tmp, "ctx")
+    shutil.copytree(c, ctx)
+    for name in os.listdir(os.path.join(ctx, "runs")):
+        path = os.path.join(ctx, "runs", name)
+        d = json.load(open(path))
+        d["context"]["git_commit"] = 5
+        json.dump(d, open(path, "w"))
+    run("report", ctx, "--baseline-history", dbg, "--md", os.path.join(tmp, "ctx.md"), expect=1)
 
     # A store missing planned runs is compared, and says so.
     partial = os.path.join(tmp, "partial")

@@ -58,6 +58,42 @@ d["configs"][0]["seeds"][0]["status"] = 739506437
 json.dump(d, open(sys.argv[2], "w"))
 PY
 expect 2 "wrong type" -- compare --baseline "$tmp/badtype.json" --current "$tmp/base"
+# Issue 28: fields of another type that only some readers reach, each with its key recomputed where the key
+# covers it. A config's model that is not an object: exit 2 naming the field (compare erased from it). A run's
+# recipe steps as text, a context's commit or date of another type: shown as unknown, never exit 4.
+python3 - "$here/plant.py" "$tmp" <<'PY'
+import glob, importlib.util, json, os, shutil, sys
+spec = importlib.util.spec_from_file_location("plant", sys.argv[1])
+plant = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plant)
+tmp = sys.argv[2]
+def rekey_run(d):  # the run's keys from its spec, as the trainer writes them
+    s = {k: v for k, v in d["spec"].items() if k != "seed"}
+    d["config_key"] = d["config_key"].rsplit("/", 1)[0] + "/" + plant.short_hash(s)
+    d["key"] = d["config_key"] + "/seed:%d" % d["spec"]["seed"]
+def edit_runs(name, edit):
+    shutil.copytree(f"{tmp}/base", f"{tmp}/{name}")
+    for f in glob.glob(f"{tmp}/{name}/runs/*.json"):
+        d = json.load(open(f)); edit(d); json.dump(d, open(f, "w"))
+edit_runs("ctx", lambda d: d["context"].update(git_commit=5, date=[1]))
+edit_runs("steps_text", lambda d: (d["spec"]["train"].update(steps="400"), rekey_run(d)))
+b = json.load(open(f"{tmp}/smoke.json"))
+b["context"]["git_commit"] = 5
+json.dump(b, open(f"{tmp}/commit5.json", "w"))
+c = b["configs"][0]
+c["model"] = [1]
+c["key"] = c["key"].rsplit("/", 1)[0] + "/" + plant.short_hash(
+    {"cell": {"name": c["cell"], "options": c["cell_options"]}, "model": c["model"],
+     "task": {"name": c["task"], "options": c["task_options"]}, "train": c["train"]})
+json.dump(b, open(f"{tmp}/model_array.json", "w"))
+PY
+expect 2 "configs\[0\]: field 'model' got array, expected an object" -- \
+  compare --baseline "$tmp/model_array.json" --current "$tmp/base"
+expect 0 "commit unknown" -- baseline show "$tmp/commit5.json"
+expect 0 "(commit unknown)" -- baseline update smoke --results "$tmp/ctx" --out "$tmp/ctx.json"
+expect 0 "verdict: no change" -- report "$tmp/ctx" --baseline "$tmp/smoke.json" --html "$tmp/ctx.html" \
+  --json "$tmp/ctx.r.json" --md "$tmp/ctx.md"
+expect 0 "verdict: no baseline" -- report "$tmp/steps_text" --html "$tmp/steps.html"
 
 # An unchanged rerun passes.
 expect 0 "verdict: no change" -- compare --baseline "$tmp/smoke.json" --current "$tmp/base"

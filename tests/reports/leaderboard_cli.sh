@@ -48,6 +48,11 @@ sed 's/"schema_version": 1,/"schema_version": 2,/' "$lb" >"$tmp/v2.json"
 expect 2 "expected 1" -- leaderboard --file "$tmp/v2.json"
 printf '{"kind": "recallbench.leaderboard", ' >"$tmp/half.json"
 expect 2 "malformed JSON" -- leaderboard --file "$tmp/half.json"
+# Issue 28: a cell description of another type (from a sidecar, outside the config key) is not shown, never
+# exit 4.
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [c.update(cell_info={'description': 5}) for r in d['rows'] for c in r['configs']]; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$lb" "$tmp/desc5.json"
+expect 0 "1=    diag+conv" -- leaderboard --file "$tmp/desc5.json" --md "$tmp/desc5.md" --html "$tmp/desc5.html"
 
 # verify: a claim and its reversed copy, gated.
 cat >"$tmp/claims.json" <<'JSON'
@@ -67,6 +72,21 @@ sed -e 's/"direction": "greater", "effect": {"a": 0.9, "b": 0.1}}, *$/"direction
 expect 1 "contradicted  conv" -- verify --claims "$tmp/reversed.json" --results "$tmp/stored"
 sed 's/"statistic": "fisher"/"statistic": "t-test"/' "$tmp/claims.json" >"$tmp/bad.json"
 expect 2 "expected fisher, mann-whitney" -- verify --claims "$tmp/bad.json" --results "$tmp/stored"
+# Issue 28: runs whose task options are null (the keys recomputed to match): exit 2 naming the field, never exit 4.
+python3 - "$here/plant.py" "$tmp/stored" "$tmp/nullopts" <<'PY'
+import glob, importlib.util, json, os, shutil, sys
+spec = importlib.util.spec_from_file_location("plant", sys.argv[1])
+plant = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plant)
+shutil.copytree(sys.argv[2], sys.argv[3])
+for f in glob.glob(sys.argv[3] + "/runs/*.json"):
+    d = json.load(open(f))
+    d["spec"]["task"]["options"] = None
+    d["config_key"] = d["config_key"].rsplit("/", 1)[0] + "/" + plant.short_hash({k: v for k, v in d["spec"].items() if k != "seed"})
+    d["key"] = d["config_key"] + "/seed:%d" % d["spec"]["seed"]
+    json.dump(d, open(f, "w"))
+PY
+expect 2 "field 'spec.task.options' got null, expected an object" -- verify --claims "$tmp/claims.json" --results "$tmp/nullopts"
 # The claims section of the report.
 expect 0 "verdict: no baseline" -- report "$tmp/stored" --claims "$tmp/claims.json" --md "$tmp/r.md" --html "$tmp/r.html" \
   --json "$tmp/r.json"

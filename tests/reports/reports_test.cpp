@@ -595,6 +595,40 @@ TEST(Results, GroupsRunDocumentsAndRejectsBadOnes) {
   EXPECT_THROW(group_runs({{"f", bad_acc}}), UsageError);
 }
 
+// Issue 28: options, model or recipe that are not objects (the keys recomputed to match) are bad input at the
+// reader: the readers after it (the gate's model identity, the claims' depth check, the page) take them as
+// objects.
+TEST(Results, RejectsOptionsModelAndRecipeThatAreNotObjects) {
+  for (const char* side : {"cell", "task"}) {
+    json d = run_doc("k", "diag", 0, true, 1.0);
+    d["spec"][side]["options"] = nullptr;
+    const std::string config_key = "k/" + short_hash(canonical_config(d["spec"]));
+    d["config_key"] = config_key;
+    d["key"] = config_key + "/seed:0";
+    try {
+      group_runs({{"f", d}});
+      ADD_FAILURE() << "accepted spec." << side << ".options null";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("f: field 'spec." + std::string(side) + ".options' got null, expected an object"),
+                std::string::npos) << e.what();
+    }
+  }
+  for (const char* field : {"task_options", "cell_options", "model", "train"}) {
+    Config c = planted("k", "diag", 1, 3);
+    (field == std::string("task_options") ? c.task_options
+     : field == std::string("cell_options") ? c.cell_options
+     : field == std::string("model")        ? c.model
+                                            : c.train) = json::array({1});
+    try {
+      config_from_json(config_to_json(keyed(c), false), "b.json: configs[0]");
+      ADD_FAILURE() << "accepted " << field << " [1]";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("b.json: configs[0]: field '" + std::string(field) + "' got array, expected an object"),
+                std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Results, ReadsADirectoryWithTheRunnersPlanContrasts) {
   const fs::path dir = fs::temp_directory_path() / ("rb_reports_plan_" + std::to_string(::getpid()));
   fs::create_directories(dir / "runs");
@@ -668,6 +702,21 @@ TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
   EXPECT_NE(md.find("### Regressions"), std::string::npos);
   EXPECT_NE(md.find("`mqar/diag+conv/a`"), std::string::npos);
   EXPECT_NE(md.find("| cell | task | lock-in |"), std::string::npos);
+}
+
+// Issue 28: a context's date or commit of another type, and a recipe's steps as text, are shown as unknown.
+TEST(Report, ContextAndRecipeFieldsOfAnotherTypeAreShownNotThrown) {
+  RunSet runs;
+  runs.configs = {planted("mqar/diag/a", "diag", 1, 3)};
+  runs.configs[0].train["steps"] = "400";
+  runs.context = {{"git_commit", 5}, {"date", json::array({1})}};
+  runs.source = "planted";
+  runs.run_count = 3;
+  ReportInput in;
+  in.runs = &runs;
+  const std::string html = report_html(in);
+  EXPECT_NE(html.find("commit unknown"), std::string::npos);
+  EXPECT_NE(report_markdown(in).find("unknown"), std::string::npos);
 }
 
 TEST(Report, BenchRowsPreferMediansAndRejectOtherJson) {

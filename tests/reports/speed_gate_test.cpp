@@ -87,6 +87,15 @@ TEST(SpeedGate, BadInputIsAUsageError) {
   doc = bench_doc({{"a", 1.0}}, 3, 0.0, 1);
   doc["benchmarks"][1]["time_unit"] = "fortnights";
   EXPECT_THROW(bench_file_from_json(doc, "x"), UsageError);
+  // Fields of another type (issue 28: `history add` reads a benchmark file through this function alone).
+  for (const auto& [field, value] : {std::pair{"run_type", json(5)}, {"run_name", json::array()}, {"time_unit", json(1)}}) {
+    doc = bench_doc({{"a", 1.0}}, 3, 0.0, 1);
+    doc["benchmarks"][0][field] = value;
+    EXPECT_THROW(bench_file_from_json(doc, "x"), UsageError) << field;
+  }
+  doc = bench_doc({{"a", 1.0}}, 3, 0.0, 1);
+  doc["recallbench"]["time"] = 5;
+  EXPECT_THROW(bench_file_from_json(doc, "x"), UsageError);
   // Different time keys, and no shared benchmark.
   EXPECT_THROW(run(bench_doc({{"a", 1.0}}, 9, 0.01, 1), bench_doc({{"a", 1.0}}, 9, 0.01, 2, 1.0, "", "real_time")),
                UsageError);

@@ -69,6 +69,22 @@ check "4 hostile files reported" test "$(grep -c 'warning: corrupt result' "$tmp
 check "4 runs retrained" grep -q " 4 trained, 4 already done" "$tmp/co2.out"
 check "aggregate unchanged after hostile rerun" cmp -s "$tmp/agg.ref" "$tmp/j1/aggregate.json"
 
+# Issue 28: a hand-edited plan.json or a stale aggregate.json of another shape is bad input naming the file
+# (exit 2), never an internal error. The shard's store holds its runs (nothing to train) but not the others'.
+for plan in '{"kind": "recallbench.plan", "battery": {"name": "tiny"}, "runs": [{"key": 5}]}' \
+            '{"kind": "recallbench.plan", "runs": []}'; do
+  rm -rf "$tmp/badplan" && cp -r "$tmp/j1" "$tmp/badplan" && echo "$plan" >"$tmp/badplan/plan.json"
+  "$rb" merge "$tmp/badplan" --out "$tmp/badplan_out" >"$tmp/bp.out" 2>&1
+  check "merge with plan.json $plan exits 2" test $? = 2
+  check "merge with plan.json $plan names it" grep -q "badplan/plan.json" "$tmp/bp.out"
+done
+for agg in '[]' '{"kind": "recallbench.aggregate"}' '{"missing": [], "configs": [{"config_key": 5}]}'; do
+  rm -rf "$tmp/stale" && cp -r "$tmp/s0" "$tmp/stale" && echo "$agg" >"$tmp/stale/aggregate.json"
+  "$rb" run --battery "$battery" --out "$tmp/stale" --jobs 1 --shard 0/3 >"$tmp/st.out" 2>&1
+  check "run beside aggregate.json $agg exits 2" test $? = 2
+  check "run beside aggregate.json $agg names it" grep -q "stale/aggregate.json" "$tmp/st.out"
+done
+
 # Bad battery files: exit 2, the field named, nothing written.
 # Each bad file is the tiny battery with one thing wrong (sed on its text: no python needed).
 bad() {  # bad NAME PATTERN SED-EXPRESSION
