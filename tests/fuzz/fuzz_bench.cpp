@@ -1,0 +1,43 @@
+// libFuzzer target: a Google Benchmark JSON as the speed gate reads it (reports/speed_gate.h read_bench_file,
+// the path included), the gate over what was read (the file against itself, raw and relative to a reference
+// benchmark of the same file), the A/A noise calibration and every rendering; and the same document as the
+// report's kernel-throughput rows (reports/report.h bench_rows, `report --bench`). Bad input must end in
+// UsageError, never in a crash, a hang or another exception.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "reports/report.h"
+#include "reports/speed_gate.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  namespace r = rb::reports;
+  const std::string& path = fuzz_input_file("bench", data, size);
+  try {
+    const r::BenchFile file = r::read_bench_file(path);
+    for (const std::string reference : {std::string(), file.runs.empty() ? std::string() : file.runs.begin()->first}) {
+      r::SpeedGateOptions o;
+      o.reference = reference;
+      const r::SpeedComparison c = r::compare_bench(file, file, o);
+      (void)r::speed_exit_code(c, true);
+      (void)r::speed_comparison_to_json(c).dump();
+      (void)r::speed_comparison_table(c);
+      (void)r::speed_comparison_markdown(c);
+      const r::NoiseCalibration n = r::calibrate_noise(file, file, o);
+      (void)r::noise_calibration_to_json(n).dump();
+      (void)r::noise_calibration_table(n);
+    }
+  } catch (const rb::UsageError&) {
+  }
+  const nlohmann::json doc = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (!doc.is_discarded()) {
+    try {
+      (void)r::bench_rows(doc);
+    } catch (const rb::UsageError&) {
+    }
+  }
+  return 0;
+}
