@@ -95,16 +95,6 @@ bool is_bench_json(const json& doc) {
 }
 
 namespace {
-BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key);
-}  // namespace
-
-BenchFile bench_file_from_json(const json& doc, const std::string& path, const std::string& time_key) {
-  // A field of another type (a row's run_type a number) is bad input naming the file, for every caller.
-  return with_json_errors(path.empty() ? std::string("benchmark file") : path,
-                          [&] { return read_bench_json(doc, path, time_key); });
-}
-
-namespace {
 
 BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key) {
   const std::string where = path.empty() ? std::string("benchmark file") : path;
@@ -138,6 +128,12 @@ BenchFile read_bench_json(const json& doc, const std::string& path, const std::s
 }
 
 }  // namespace
+
+BenchFile bench_file_from_json(const json& doc, const std::string& path, const std::string& time_key) {
+  // A field of another type (a row's run_type a number) is bad input naming the file, for every caller.
+  return with_json_errors(path.empty() ? std::string("benchmark file") : path,
+                          [&] { return read_bench_json(doc, path, time_key); });
+}
 
 BenchFile read_bench_file(const std::string& path, const std::string& time_key) {
   return bench_file_from_json(read_json_file(path), path, time_key);
