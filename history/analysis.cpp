@@ -191,6 +191,34 @@ std::vector<Series> build_series(const Loaded& d) {
   return out;
 }
 
+
+// A recorded run as the comparisons take it (no curve, no timings: the history keeps outcomes only).
+reports::SeedOutcome seed_outcome(const Outcome& o) {
+  reports::SeedOutcome s;
+  s.seed = o.seed;
+  s.status = o.status;
+  s.locked_in = o.locked_in;
+  s.final_accuracy = o.recall;
+  s.best_accuracy = o.best_recall.value_or(o.recall);
+  s.lock_in_step = o.lock_in_step.value_or(-1);
+  s.steps = o.lock_in_step.value_or(o.budget);
+  s.train_fingerprint = o.train_fingerprint;
+  return s;
+}
+
+// `base` with `seeds`, and with the identity (spec, state size, architecture, fingerprints) the history stored
+// for (commit, base.key) when it holds that config's document.
+reports::Config with_identity(const History& history, const std::string& commit, reports::Config base,
+                              std::vector<reports::SeedOutcome> seeds) {
+  base.seeds = std::move(seeds);
+  if (json doc = history.config_document(commit, base.key); doc.is_object()) {
+    doc["seeds"] = reports::config_to_json(base, false).at("seeds");  // the stored identity, these seeds
+    doc.erase("summary");
+    return reports::config_from_json(doc, history.path() + ": config " + base.key);
+  }
+  return base;
+}
+
 }  // namespace
 
 const char* metric_name(Metric m) {
@@ -539,26 +567,10 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
     std::map<int64_t, reports::SeedOutcome> seeds;  // per seed, the latest commit's run
     for (int64_t c = start; c < n; ++c)
-      for (const auto& o : by_commit[chain[static_cast<size_t>(c)]]) {
-        reports::SeedOutcome s;
-        s.seed = o.seed;
-        s.status = o.status;
-        s.locked_in = o.locked_in;
-        s.final_accuracy = o.recall;
-        s.best_accuracy = o.best_recall.value_or(o.recall);
-        s.lock_in_step = o.lock_in_step.value_or(-1);
-        s.steps = o.lock_in_step.value_or(o.budget);
-        s.train_fingerprint = o.train_fingerprint;
-        seeds[o.seed] = s;
-      }
-    reports::Config cfg = cur;
-    cfg.seeds.clear();
-    for (auto& [seed, s] : seeds) cfg.seeds.push_back(s);
-    if (json doc = history.config_document(latest_commit, cur.key); doc.is_object()) {
-      doc["seeds"] = reports::config_to_json(cfg, false).at("seeds");  // the stored identity, the pooled seeds
-      doc.erase("summary");
-      cfg = reports::config_from_json(doc, history.path() + ": config " + cur.key);
-    }
+      for (const auto& o : by_commit[chain[static_cast<size_t>(c)]]) seeds[o.seed] = seed_outcome(o);
+    std::vector<reports::SeedOutcome> pooled;
+    for (auto& [seed, s] : seeds) pooled.push_back(std::move(s));
+    reports::Config cfg = with_identity(history, latest_commit, cur, std::move(pooled));
     if (notes)
       notes->push_back(fmt::format("{}: {} seeds pooled from {} commits ({}..{}){}", cur.key, cfg.seeds.size(), n - start,
                                    short_hash7(commits[static_cast<size_t>(chain[static_cast<size_t>(start)])].hash),
@@ -585,6 +597,38 @@ reports::BaselineSource history_baseline_source(const std::string& database, dou
     for (const auto& n : notes) std::fprintf(stderr, "  %s\n", n.c_str());
     return base;
   };
+}
+
+std::vector<reports::Config> commit_configs(const History& history, const std::string& commit,
+                                            const std::vector<std::string>& keys) {
+  std::map<std::string, std::vector<Outcome>> by_config;
+  if (keys.empty()) {
+    for (auto& o : history.outcomes())
+      if (o.commit == commit) by_config[o.config].push_back(std::move(o));
+  } else {
+    for (const auto& k : keys)
+      for (auto& o : history.outcomes(k))
+        if (o.commit == commit) by_config[k].push_back(std::move(o));
+  }
+  std::vector<reports::Config> out;
+  for (const auto& [key, runs] : by_config) {
+    // Without a stored document the key names the task and the cell ("mqar/diag+conv/...") and the
+    // outcomes carry the rest of the identity.
+    reports::Config base;
+    base.key = key;
+    const auto slash = key.find('/');
+    base.task = key.substr(0, slash);
+    if (slash != std::string::npos) base.cell = key.substr(slash + 1, key.find('/', slash + 1) - slash - 1);
+    base.train = {{"steps", runs.front().budget}};
+    base.state_size = runs.front().state_size;
+    base.architecture = runs.front().architecture;
+    base.eval_fingerprint = runs.front().eval_fingerprint;
+    std::vector<reports::SeedOutcome> seeds;
+    for (const auto& o : runs) seeds.push_back(seed_outcome(o));
+    std::sort(seeds.begin(), seeds.end(), [](const auto& a, const auto& b) { return a.seed < b.seed; });
+    out.push_back(with_identity(history, commit, std::move(base), std::move(seeds)));
+  }
+  return out;
 }
 
 }  // namespace rb::history

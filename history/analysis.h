@@ -95,6 +95,13 @@ std::string log_table(const Analysis& a, Metric metric);
 reports::Baseline pooled_baseline(const History& history, const std::vector<reports::Config>& current,
                                   const std::string& exclude_commit, double alpha, std::vector<std::string>* notes);
 
+// The recorded runs of one commit as configs, for the configs `keys` (empty: every config it has runs of);
+// a config without runs of that commit is absent. Each config carries the identity stored with it (spec,
+// state size, architecture, fingerprints) when the history holds its document. What `bisect` reuses
+// instead of training a commit again (runs are deterministic per seed).
+std::vector<reports::Config> commit_configs(const History& history, const std::string& commit,
+                                            const std::vector<std::string>& keys);
+
 // The pooled baseline as `report`/`compare`/`gate` take it (--baseline-history DB): opened when the current
 // runs are known; their own commit is left out of the pool; what was pooled goes to stderr.
 reports::BaselineSource history_baseline_source(const std::string& database, double alpha);

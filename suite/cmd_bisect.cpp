@@ -16,7 +16,10 @@
 // the answer is then a range, not a guess.
 // Every run lands in the history database (--db; default as `history`), and the results, builds and
 // decisions stay in WORK: the same command after an interruption resumes where it stopped, without
-// retraining. WORK/bisect.json holds the outcome.
+// retraining. A look the history already holds (every probed config of that commit, every seed of the look:
+// runs are deterministic per seed, so a CI that records each commit has already run the ends and often the
+// probes) is read from it instead of building and training (--no-reuse: train everything).
+// WORK/bisect.json holds the outcome.
 // Exit codes: 0 a first bad commit named (or nothing to bisect: no regression between the ends), 3 the range
 // could not be narrowed to one commit (undecided probe or a commit that does not build), 2 bad input, 4
 // internal error, 130 interrupted.
@@ -25,12 +28,15 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "history/analysis.h"
 #include "history/git.h"
 #include "history/history.h"
 #include "reports/compare.h"
@@ -48,6 +54,7 @@ struct BisectOptions {
   int64_t max_seeds = 40;
   int jobs = 0;
   bool no_record = false;
+  bool no_reuse = false;
   bool all_configs = false;
 };
 
@@ -71,6 +78,7 @@ class Bisector {
     path_ = history::first_parent_path(repo_, o_.good, o_.bad);
     RB_CHECK_INPUT(!path_.empty(), "bisect: --good and --bad are the same commit");
     good_ = history::resolve_commit(repo_, o_.good);
+    read_plan();
     const auto n = static_cast<int64_t>(path_.size());
     const int64_t probes = static_cast<int64_t>(std::ceil(std::log2(static_cast<double>(n) + 1.0)));
     alpha_each_ = o_.alpha / (2.0 * static_cast<double>(probes + 1));
@@ -116,9 +124,9 @@ class Bisector {
     const auto& culprit = path_[static_cast<size_t>(hi)];
     const std::string before = lo >= 0 ? path_[static_cast<size_t>(lo)].hash : good_.hash;
     fmt::print("\nbisect: first bad commit {} {}\n  {}\n", culprit.hash, culprit.subject, evidence(before, culprit.hash));
-    fmt::print("bisect: {} commits built, {} battery runs (each one look: a block of seeds of the probed configs); "
-               "work: {}\n",
-               built_.size(), battery_runs_, work_.string());
+    fmt::print("bisect: {} commits built, {} battery runs (each one look: a block of seeds of the probed configs), "
+               "{} looks read from the history; work: {}\n",
+               built_.size(), battery_runs_, history_looks_, work_.string());
     write_outcome("first bad commit", culprit.hash, probes_doc);
     return kExitOk;
   }
@@ -185,6 +193,86 @@ class Bisector {
     return dir;
   }
 
+  // Look k of `hash`: its runs in WORK when trained before, else the history's when it holds them, else
+  // trained now.
+  const std::vector<reports::Config>& look_of(const std::string& hash, int64_t look) {
+    const auto id = std::make_pair(hash, look);
+    if (auto it = looks_.find(id); it != looks_.end()) return it->second;
+    const fs::path dir = work_ / "runs" / hash.substr(0, 12) / fmt::format("look{}", look);
+    std::optional<std::vector<reports::Config>> recorded;
+    if (!fs::exists(dir / "aggregate.json")) recorded = from_history(hash, look);
+    if (recorded) {
+      ++history_looks_;
+      fmt::print("bisect: {} look {}: {} config(s) from the history (not retrained)\n", short7(hash), look,
+                 recorded->size());
+      return looks_[id] = std::move(*recorded);
+    }
+    std::vector<reports::Config> configs = reports::load_results(runs(hash, look).string()).configs;
+    if (look == 1 && per_look_ == 0)
+      for (const auto& c : configs) per_look_ = std::max<int64_t>(per_look_, static_cast<int64_t>(c.seeds.size()));
+    return looks_[id] = std::move(configs);
+  }
+
+  // The battery as this build plans it (`recallbench-torch plan --json`): its name, configs and seeds, which the
+  // history's runs are matched against. Left empty (nothing reused) when it cannot be planned here.
+  void read_plan() {
+    if (o_.no_reuse) return;
+    const fs::path out = work_ / "logs" / "plan.json";
+    std::error_code ec;
+    fs::remove(out, ec);
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    const std::string torch_side = ec ? "recallbench-torch" : (self.parent_path() / "recallbench-torch").string();
+    if (history::run_logged({torch_side, "plan", "--battery", o_.battery, "--json"}, "", {}, out.string()) != 0) return;
+    // The log holds the plan after any warnings the planner printed on stderr.
+    const std::string text = read_regular_file(out, 256u << 20);
+    size_t start = text.rfind('{', 0) == 0 ? 0 : text.find("\n{");
+    if (start == std::string::npos) return;
+    if (start > 0) ++start;
+    try {
+      const json plan = json::parse(text.substr(start));
+      plan_battery_ = plan.at("battery").at("name").get<std::string>();
+      std::map<std::string, std::vector<int64_t>> seeds;
+      for (const auto& r : plan.at("runs")) {
+        const std::string key = r.at("key").get<std::string>();
+        seeds[key.substr(0, key.rfind("/seed:"))].push_back(r.at("spec").at("seed").get<int64_t>());
+      }
+      for (auto& [key, list] : seeds) {
+        std::sort(list.begin(), list.end());
+        plan_keys_.push_back(key);
+        plan_seeds_ = list;  // a battery gives every config the same seeds
+      }
+      per_look_ = static_cast<int64_t>(plan_seeds_.size());
+    } catch (const json::exception&) {
+      plan_keys_.clear();
+      plan_seeds_.clear();
+    }
+  }
+
+  // Look k of `hash` from the history, when it holds every seed of that look for every config asked (the
+  // probed ones, or the whole battery before any is chosen) under the same battery.
+  std::optional<std::vector<reports::Config>> from_history(const std::string& hash, int64_t look) {
+    if (o_.no_reuse || plan_seeds_.empty()) return std::nullopt;
+    const std::string db = history::resolve_database(o_.db);
+    if (!fs::exists(db)) return std::nullopt;
+    const history::History h(db, history::History::Mode::kRead);
+    if (h.battery() != plan_battery_) return std::nullopt;
+    const std::vector<std::string>& keys = configs_.empty() ? plan_keys_ : configs_;
+    std::vector<reports::Config> configs = history::commit_configs(h, hash, keys);
+    if (configs.size() != keys.size()) return std::nullopt;
+    const int64_t offset = (look - 1) * per_look_;
+    for (auto& c : configs) {
+      std::map<int64_t, reports::SeedOutcome> by_seed;
+      for (auto& s : c.seeds) by_seed.emplace(s.seed, std::move(s));
+      c.seeds.clear();
+      for (const int64_t seed : plan_seeds_) {
+        const auto it = by_seed.find(seed + offset);
+        if (it == by_seed.end()) return std::nullopt;
+        c.seeds.push_back(std::move(it->second));
+      }
+    }
+    return configs;
+  }
+
   void record(const std::string& hash, const fs::path& dir) {
     if (o_.no_record) return;
     const reports::RunSet set = reports::load_results(dir.string());
@@ -198,11 +286,7 @@ class Bisector {
   std::vector<reports::Config> load(const std::string& hash, int64_t looks) {
     std::map<std::string, reports::Config> by_key;
     for (int64_t k = 1; k <= looks; ++k) {
-      const reports::RunSet set = reports::load_results(runs(hash, k).string());
-      if (k == 1 && per_look_ == 0) {
-        for (const auto& c : set.configs) per_look_ = std::max<int64_t>(per_look_, static_cast<int64_t>(c.seeds.size()));
-      }
-      for (const auto& c : set.configs) {
+      for (const auto& c : look_of(hash, k)) {
         if (!configs_.empty() && std::find(configs_.begin(), configs_.end(), c.key) == configs_.end()) continue;
         auto [it, fresh] = by_key.try_emplace(c.key, c);
         if (!fresh) it->second.seeds.insert(it->second.seeds.end(), c.seeds.begin(), c.seeds.end());
@@ -324,7 +408,8 @@ class Bisector {
                        {"good", good_.hash}, {"bad", path_.back().hash}, {"battery", o_.battery},
                        {"configs", configs_}, {"alpha", o_.alpha}, {"alpha_per_comparison", alpha_each_},
                        {"seeds_per_look", per_look_}, {"max_looks", max_looks_}, {"probes", probes},
-                       {"builds", built_.size()}, {"battery_runs", battery_runs_}});
+                       {"builds", built_.size()}, {"battery_runs", battery_runs_},
+                       {"looks_from_history", history_looks_}});
   }
 
   BisectOptions o_;
@@ -333,7 +418,11 @@ class Bisector {
   history::CommitInfo good_;
   std::vector<history::CommitInfo> path_;
   std::vector<std::string> configs_;
-  int64_t per_look_ = 0, max_looks_ = 1, battery_runs_ = 0;
+  int64_t per_look_ = 0, max_looks_ = 1, battery_runs_ = 0, history_looks_ = 0;
+  std::map<std::pair<std::string, int64_t>, std::vector<reports::Config>> looks_;  // (commit, look) → its configs
+  std::string plan_battery_;                    // the battery's name, as the history records it
+  std::vector<std::string> plan_keys_;          // its config keys
+  std::vector<int64_t> plan_seeds_;             // its seeds (every config has the same)
   std::set<std::string> built_;  // commits built (each once; later calls are no-op rebuilds)
   double alpha_each_ = 0.05;
 };
@@ -349,6 +438,9 @@ CommandFn add_bisect_command(CLI::App& s) {
   s.add_option("--work", o->work, "Worktrees, builds, runs and logs; reused when resuming (default .recallbench/bisect)");
   s.add_option("--db", o->db, "History database every probe's runs go into (default as `recallbench history`)");
   s.add_flag("--no-record", o->no_record, "Do not record the probes' runs into the history");
+  s.add_flag("--no-reuse", o->no_reuse,
+             "Build and train every probe even when the history already holds its runs (default: a look whose runs "
+             "the history holds, same battery, every seed, is read from it)");
   s.add_flag("--all-configs", o->all_configs,
              "Probe every config that regressed between the ends (default: the most significant one, which lets a "
              "probe decide on fewer seeds)");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `recallbench gate --record DB` and `--baseline-history DB` on a tiny battery: the first gate (file baseline)
 # records its commit; a second gate on the history compares with it (the same commit is left out of the pool,
-# so a history holding only this commit is bad input, exit 2); a dirty build is refused with exit 2.
+# so a history holding only this commit is bad input, exit 2); a dirty build is refused with exit 2. Then the
+# same through ci/gate (GATE_HISTORY, GATE_BASELINE=history): it records, and writes the trend page and summary.
 #   gate_history_test.sh RECALLBENCH SOURCE_DIR
 set -u
 rb="$1"
@@ -33,4 +34,31 @@ else
     --baseline-history "$tmp/h.sqlite" --out "$tmp/g2" --stages 1 --jobs 2
 fi
 expect 2 "expected one of --baseline" -- gate --battery "$tmp/tiny.json" --out "$tmp/g3"
+
+# ci/gate, as a user's CI calls it.
+gate() {  # gate EXPECTED_CODE PATTERN OUT [VAR=VALUE...]
+  local code=$1 pattern=$2 out=$3 rc
+  shift 3
+  env GATE_BATTERY="$tmp/tiny.json" GATE_BASELINE_FILE="$tmp/baseline.json" GATE_BENCH=0 GATE_STAGES=1 GATE_BOOTSTRAP=0 \
+    GATE_ARGS="--jobs 2" RECALLBENCH_HISTORY= "$@" ci/gate "$out" >"$tmp/gate.log" 2>&1
+  rc=$?
+  if [ "$rc" != "$code" ] || ! grep -q -- "$pattern" "$tmp/gate.log"; then
+    echo "FAIL: ci/gate $* -> $rc, expected $code and '$pattern'"; cat "$tmp/gate.log"; fail=1
+  else
+    echo "ok: ci/gate $* -> $rc"
+  fi
+}
+gate 2 "needs GATE_HISTORY" "$tmp/c0" GATE_BASELINE=history
+if [[ "$commit" == *-dirty || -z "$commit" ]]; then
+  gate 2 "dirty tree" "$tmp/c1" GATE_HISTORY="$tmp/ci.sqlite"
+else
+  gate 0 "gate: exit 0" "$tmp/c1" GATE_HISTORY="$tmp/ci.sqlite"
+  for f in history.html history.md report.html summary.md; do
+    [ -s "$tmp/c1/$f" ] || { echo "FAIL: ci/gate wrote no $f"; fail=1; }
+  done
+  grep -q "${commit:0:7}" "$tmp/c1/history.md" || { echo "FAIL: the history summary names no commit ${commit:0:7}"; fail=1; }
+  expect 0 "\"commit\": *\"$commit\"\|\"commit\":\"$commit\"" -- history export --db "$tmp/ci.sqlite"
+  gate 0 "gate: exit 0" "$tmp/c2" GATE_HISTORY="$tmp/ci.sqlite"  # the same commit again: nothing new, still a pass
+  gate 2 "holds no runs of these configs" "$tmp/c3" GATE_HISTORY="$tmp/ci.sqlite" GATE_BASELINE=history
+fi
 exit "$fail"
