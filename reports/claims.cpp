@@ -66,12 +66,6 @@ stats::Alternative power_alternative(const std::string& direction) {
   return stats::Alternative::kLess;  // less, not-less (power to see a worse by the effect)
 }
 
-std::vector<double> recalls(const Config& c) {
-  std::vector<double> out;
-  for (const auto& s : c.seeds) out.push_back(std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
-  return out;
-}
-
 // The share of `draws` resamples (fixed seed) in which hit(x, y) holds: x of n_a values, each move(v) of a
 // draw v from `pool`, and y of n_b draws from `pool` itself.
 template <class Move, class Hit>
@@ -391,7 +385,10 @@ std::vector<ClaimComparison::AtThreshold> threshold_sensitivity(const Claim& cla
   const auto count = [](const Config& c, double t, bool at_stated) {
     int64_t k = 0;
     for (const auto& s : c.seeds)
-      k += (s.status == "ok" && (s.locked_in || (!at_stated && std::isfinite(s.best_accuracy) && s.best_accuracy >= t))) ? 1 : 0;
+      k += counts_as_locked_in(s) || (!at_stated && s.status == "ok" && std::isfinite(s.best_accuracy) &&
+                                      s.best_accuracy >= t)
+               ? 1
+               : 0;
     return k;
   };
   std::vector<double> ladder{stated};  // then the round tenths below it, down to half of it

@@ -1,4 +1,4 @@
-// The regression gate and the contrast tests (see compare.h for the decision rule).
+// The regression gate (see compare.h for the decision rule).
 #include "reports/compare.h"
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.h"
-#include "core/knobs.h"
 
 namespace rb::reports {
 namespace {
@@ -22,18 +21,6 @@ constexpr double kEps = 1e-9;  // rates like 4/5 − 1 are compared against 0.2 
 // In the paired test on time to lock-in, a pair where only one run locks in counts this many times a pair where
 // both lock in at different steps (reports/compare.h; chosen by tests/reports/gate_power_test.cpp).
 constexpr int64_t kLockInWeight = 5;
-
-std::vector<double> recalls(const Config& c) {
-  std::vector<double> out;
-  for (const auto& s : c.seeds) out.push_back(s.final_accuracy);
-  return out;
-}
-
-int64_t locked(const Config& c) {
-  int64_t k = 0;
-  for (const auto& s : c.seeds) k += s.locked_in ? 1 : 0;
-  return k;
-}
 
 // What makes two configs "the same experiment up to recipe and budget": task with options, cell name,
 // model shape without the budget.
@@ -229,7 +216,7 @@ int64_t censoring_budget(const Config& c) {
 std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget) {
   std::vector<stats::SurvivalObservation> out;
   for (const auto& s : config.seeds) {
-    if (s.locked_in && s.lock_in_step >= 0)
+    if (counts_as_locked_in(s) && s.lock_in_step >= 0)
       out.push_back({static_cast<double>(s.lock_in_step), true});
     else
       out.push_back({static_cast<double>(budget), false});
@@ -239,9 +226,10 @@ std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int6
 
 DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& o) {
   DetectableEffect d;
-  const auto n_base = static_cast<int64_t>(baseline.seeds.size());
+  const Tally base_tally = tally(baseline);
+  const int64_t n_base = base_tally.n;
   if (n_base == 0 || n_current <= 0) return d;
-  d.lock_in_from = static_cast<double>(locked(baseline)) / static_cast<double>(n_base);
+  d.lock_in_from = base_tally.rate();
   // Lock-in: lower the current rate in steps of 0.01 until the exact power reaches the target.
   for (double to = d.lock_in_from - o.min_lockin_drop; to >= -kEps; to -= 0.01) {
     const double power = stats::fisher_power(d.lock_in_from, std::max(to, 0.0), n_base, n_current, level,
@@ -256,7 +244,7 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
   // them (exact log-rank p ≤ level and the minimum slowdown). Fixed seed: the same answer every time.
   const int64_t budget = censoring_budget(baseline);
   const auto base = lock_in_times(baseline, budget);
-  if (locked(baseline) == 0 || budget <= 0) return d;
+  if (base_tally.k == 0 || budget <= 0) return d;
   const double tau = static_cast<double>(budget);
   const double base_mean = stats::restricted_mean(base, tau);
   // The same draws for every factor (common random numbers), so power grows with the factor and a
@@ -362,13 +350,9 @@ void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vect
 void measure(ConfigComparison& cc) {
   const Config& b = *cc.baseline;
   const Config& c = *cc.current;
-  cc.k_base = locked(b);
-  cc.n_base = static_cast<int64_t>(b.seeds.size());
-  cc.k_cur = locked(c);
-  cc.n_cur = static_cast<int64_t>(c.seeds.size());
-  const double rb_ = static_cast<double>(cc.k_base) / static_cast<double>(cc.n_base);
-  const double rc = static_cast<double>(cc.k_cur) / static_cast<double>(cc.n_cur);
-  cc.rate_change = rc - rb_;
+  const Tally base_tally = tally(b), cur_tally = tally(c);
+  cc.k_base = base_tally.k, cc.n_base = base_tally.n, cc.k_cur = cur_tally.k, cc.n_cur = cur_tally.n;
+  cc.rate_change = cur_tally.rate() - base_tally.rate();
   const stats::Table2x2 t{cc.k_base, cc.n_base - cc.k_base, cc.k_cur, cc.n_cur - cc.k_cur};
   cc.p_lockin_drop = stats::fisher_p_value(t, stats::Alternative::kGreater);
   cc.p_lockin_rise = stats::fisher_p_value(t, stats::Alternative::kLess);
@@ -548,7 +532,7 @@ PairedLooks sequential_over_pairs(const std::vector<int>& sign_of, const std::ve
 void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   const Config& b = *cc.baseline;
   const Config& c = *cc.current;
-  const bool by_time = locked(b) > 0;
+  const bool by_time = tally(b).k > 0;
   cc.endpoint = by_time ? "time to lock-in" : "recall";
   cc.primary_level = level;
   cc.co_primary = false;
@@ -562,16 +546,18 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   std::vector<bool> heavy;
   int64_t lost = 0, gained = 0;
   const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  const auto xb = recalls(b), xc = recalls(c);
   for (size_t i = 0; i < b.seeds.size(); ++i) {
     if (by_time) {
       const int s = stats::later_of_pair(tb[i], tc[i]);
-      const bool discordant = b.seeds[i].locked_in != c.seeds[i].locked_in;
-      const int lock_sign = b.seeds[i].locked_in ? 1 : -1;
+      const bool base_locked = counts_as_locked_in(b.seeds[i]);
+      const bool discordant = base_locked != counts_as_locked_in(c.seeds[i]);
+      const int lock_sign = base_locked ? 1 : -1;
       sign_of.push_back(s);
       heavy.push_back(discordant && s == lock_sign);
       if (discordant) (lock_sign > 0 ? lost : gained) += 1;
     } else {
-      const double x = b.seeds[i].final_accuracy, y = c.seeds[i].final_accuracy;
+      const double x = xb[i], y = xc[i];
       sign_of.push_back(y < x ? 1 : y > x ? -1 : 0);
       heavy.push_back(false);
     }
@@ -824,7 +810,6 @@ json primary_json(const ConfigComparison& cc) {
 }  // namespace
 
 json comparison_to_json(const Comparison& c) {
-  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json configs = json::array();
   for (const auto& cc : c.configs) {
     configs.push_back({
@@ -842,13 +827,13 @@ json comparison_to_json(const Comparison& c) {
          {{"locked_in", cc.k_base}, {"seeds", cc.n_base}, {"median_recall", cc.recall_base},
           {"state_size", cc.baseline->state_size}, {"parameters", cc.baseline->parameters},
           {"architecture", cc.baseline->architecture}, {"eval_fingerprint", cc.baseline->eval_fingerprint},
-          {"steps_to_lock_in_median", num(cc.median_time_base)},
+          {"steps_to_lock_in_median", json_number(cc.median_time_base)},
           {"steps_to_lock_in_restricted_mean", cc.time_base}}},
         {"current",
          {{"locked_in", cc.k_cur}, {"seeds", cc.n_cur}, {"median_recall", cc.recall_cur},
           {"state_size", cc.current->state_size}, {"parameters", cc.current->parameters},
           {"architecture", cc.current->architecture}, {"eval_fingerprint", cc.current->eval_fingerprint},
-          {"steps_to_lock_in_median", num(cc.median_time_cur)},
+          {"steps_to_lock_in_median", json_number(cc.median_time_cur)},
           {"steps_to_lock_in_restricted_mean", cc.time_cur}}},
         {"lock_in_rate_change", cc.rate_change},
         {"recall_change", cc.recall_change},
@@ -868,7 +853,7 @@ json comparison_to_json(const Comparison& c) {
         {"detectable",
          c.options.power_analysis
              ? json{{"power", c.options.target_power}, {"lock_in_from", cc.detectable.lock_in_from},
-                    {"lock_in_to", num(cc.detectable.lock_in_to)}, {"slowdown", num(cc.detectable.slowdown)},
+                    {"lock_in_to", json_number(cc.detectable.lock_in_to)}, {"slowdown", json_number(cc.detectable.slowdown)},
                     {"draws", cc.detectable.draws}}
              : json(nullptr)},
         {"seeds_needed", cc.seeds_needed > 0 ? json(cc.seeds_needed) : json(nullptr)},
@@ -895,111 +880,6 @@ json comparison_to_json(const Comparison& c) {
           {"missing_in_current", c.missing_in_current},
           {"missing_in_baseline", c.missing_in_baseline},
           {"baseline_context", c.baseline_context}};
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Contrasts
-// ---------------------------------------------------------------------------------------------------
-
-namespace {
-
-std::string same_setting(const Config& c) {
-  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
-}
-
-}  // namespace
-
-std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs) {
-  std::vector<ContrastSpec> out;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    for (size_t j = i + 1; j < configs.size(); ++j) {
-      const Config& x = configs[i];
-      const Config& y = configs[j];
-      if (same_setting(x) != same_setting(y)) continue;
-      const auto kc = knob_contrast(x.knobs, y.knobs);  // core/knobs.h, as the planner does
-      if (!kc) continue;
-      ContrastSpec s;
-      s.knob = kc->knob;
-      s.a = kc->first_carries ? x.key : y.key;
-      s.b = kc->first_carries ? y.key : x.key;
-      const Config& a = s.a == x.key ? x : y;
-      const Config& b = s.a == x.key ? y : x;
-      s.name = fmt::format("{}: {} vs {}, {}", s.knob, a.cell, b.cell, a.task_label());
-      out.push_back(s);
-    }
-  }
-  return out;
-}
-
-std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, const std::vector<ContrastSpec>& specs,
-                                           double alpha, stats::AdjustMethod adjust) {
-  std::map<std::string, const Config*> by_key;
-  for (const auto& c : configs) by_key[c.key] = &c;
-  std::vector<ContrastResult> out;
-  std::vector<double> ps;
-  std::vector<size_t> tested;
-  for (const auto& spec : specs) {
-    ContrastResult r;
-    r.spec = spec;
-    r.adjust = stats::adjust_method_name(adjust);
-    const auto ia = by_key.find(spec.a), ib = by_key.find(spec.b);
-    if (ia == by_key.end() || ib == by_key.end()) {
-      r.missing = true;
-      out.push_back(r);
-      continue;
-    }
-    const Config& a = *ia->second;
-    const Config& b = *ib->second;
-    r.k_a = locked(a);
-    r.n_a = static_cast<int64_t>(a.seeds.size());
-    r.k_b = locked(b);
-    r.n_b = static_cast<int64_t>(b.seeds.size());
-    r.rate_diff = static_cast<double>(r.k_a) / r.n_a - static_cast<double>(r.k_b) / r.n_b;
-    const auto f = stats::fisher_exact({r.k_a, r.n_a - r.k_a, r.k_b, r.n_b - r.k_b});
-    r.p = f.p_value;
-    r.odds_ratio = f.conditional_odds_ratio;
-    r.or_low = f.ci_low;
-    r.or_high = f.ci_high;
-    const auto ra = recalls(a), rbv = recalls(b);
-    r.recall_diff = spread(ra).median - spread(rbv).median;
-    r.p_recall = stats::mann_whitney_u(ra, rbv).p_value;
-    ps.push_back(r.p);
-    tested.push_back(out.size());
-    out.push_back(r);
-  }
-  const auto adj = stats::p_adjust(ps, adjust);
-  for (size_t i = 0; i < tested.size(); ++i) {
-    out[tested[i]].p_adj = adj[i];
-    out[tested[i]].significant = adj[i] <= alpha;
-  }
-  return out;
-}
-
-json contrasts_to_json(const std::vector<ContrastResult>& contrasts) {
-  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  json out = json::array();
-  for (const auto& r : contrasts) {
-    json j = {{"name", r.spec.name}, {"knob", r.spec.knob}, {"a", r.spec.a}, {"b", r.spec.b},
-              {"declared", r.spec.declared}, {"missing", r.missing}};
-    if (!r.missing) {
-      j["a_locked_in"] = r.k_a;
-      j["a_seeds"] = r.n_a;
-      j["b_locked_in"] = r.k_b;
-      j["b_seeds"] = r.n_b;
-      j["lock_in_rate_diff"] = r.rate_diff;
-      j["recall_median_diff"] = r.recall_diff;
-      j["fisher_p"] = r.p;
-      j["fisher_p_adjusted"] = r.p_adj;  // adjusted across the contrasts by `adjust`
-      j["adjust"] = r.adjust;
-      if (r.adjust == "holm") j["fisher_p_holm"] = r.p_adj;  // the older name, kept while it is true
-      j["odds_ratio"] = num(r.odds_ratio);
-      j["odds_ratio_ci"] = {num(r.or_low), num(r.or_high)};
-      j["mann_whitney_p"] = r.p_recall;
-      j["significant"] = r.significant;
-    }
-    out.push_back(std::move(j));
-  }
-  return out;
 }
 
 }  // namespace rb::reports

@@ -1,6 +1,6 @@
 // The regression gate: configurations of a current result set against a stored baseline, matched by
-// config key, each judged regression / improvement / no change / inconclusive / model changed; and the
-// battery's contrasts (pairs of configurations differing in one knob) tested against each other.
+// config key, each judged regression / improvement / no change / inconclusive / model changed. (The battery's
+// contrasts, pairs of configurations of one result set tested against each other, are reports/contrasts.h.)
 //
 // Decision rule (../shared/reference/regression_gating.md §4). First, per matched config, the model's
 // identity as resolved at run time (state size, parameter count, architecture hash, resolved cell options)
@@ -212,37 +212,5 @@ std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int6
 int gate_exit_code(const Comparison& comparison, bool fail_on_inconclusive);
 
 json comparison_to_json(const Comparison& comparison);
-
-// ---------------------------------------------------------------------------------------------------
-// Contrasts: two configurations of one battery that differ in one knob (e.g. conv on/off).
-// ---------------------------------------------------------------------------------------------------
-
-
-struct ContrastResult {
-  ContrastSpec spec;
-  int64_t k_a = 0, n_a = 0, k_b = 0, n_b = 0;
-  double rate_diff = 0.0;         // rate_a − rate_b
-  double recall_diff = 0.0;       // median recall a − b
-  double p = 1.0;                 // two-sided Fisher exact p on the lock-in counts
-  double p_adj = 1.0;             // adjusted across the battery's contrasts (`adjust`, Holm by default)
-  std::string adjust = "holm";    // the adjustment (the gate's --adjust)
-  double odds_ratio = 0.0;        // conditional MLE, with its exact interval
-  double or_low = 0.0, or_high = 0.0;
-  double p_recall = 1.0;          // two-sided Mann–Whitney p on per-seed recall (unadjusted)
-  bool significant = false;       // p_adj ≤ alpha
-  bool missing = false;           // an arm has no results: not tested
-};
-
-// Pairs of configs whose cells' registered knobs (Config::knobs) differ in exactly one (core/knobs.h:
-// diag vs diag+conv, diag vs rank1), with everything else (task, model shape, recipe) equal. Configs read
-// from documents older than the knobs field have none and form no inferred contrast.
-std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs);
-
-// Tests each contrast (two-sided Fisher on lock-in counts), adjusted across all of them by `adjust`.
-std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, const std::vector<ContrastSpec>& specs,
-                                           double alpha = 0.05,
-                                           stats::AdjustMethod adjust = stats::AdjustMethod::kHolm);
-
-json contrasts_to_json(const std::vector<ContrastResult>& contrasts);
 
 }  // namespace rb::reports

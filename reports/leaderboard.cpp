@@ -10,7 +10,6 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
-#include "core/rng.h"
 #include "reports/report.h"
 #include "stats/stats.h"
 
@@ -18,11 +17,6 @@ namespace rb::reports {
 namespace {
 
 const char* const kHint = "record rows with `recallbench leaderboard --add DIR` from `recallbench run --battery leaderboard`";
-
-// What makes two cells' configs comparable: the task point, the model and the recipe (not the cell).
-std::string point_of(const Config& c) {
-  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
-}
 
 std::string label_of(const Config& c) {
   std::string label = c.task_label();
@@ -50,7 +44,7 @@ json battery_recipe(const json& battery_document) {
 }
 
 std::string battery_version(const json& battery_document) {
-  return fmt::format("{:012x}", hash_string(battery_recipe(battery_document).dump()) & 0xffffffffffffull);
+  return short_hash(battery_recipe(battery_document));
 }
 
 Leaderboard read_leaderboard(const std::filesystem::path& path) {
@@ -150,10 +144,10 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
   }
   std::set<std::string> points;
   for (const auto& r : board.rows)
-    for (const auto& c : r.configs) points.insert(point_of(c));
+    for (const auto& c : r.configs) points.insert(setting_key(c));
   std::map<std::string, LeaderboardRow> fresh;
   for (const auto& c : runs.configs) {
-    if (!points.empty() && !points.count(point_of(c)))
+    if (!points.empty() && !points.count(setting_key(c)))
       throw UsageError(fmt::format("{}: config {} has a task point, model or recipe that no stored row has", where, c.key),
                        "the same battery version should give the same task points: was the run made with another "
                        "build's task defaults?");
@@ -187,7 +181,7 @@ Standing rank_cells(const Leaderboard& board, double alpha) {
   std::set<std::string> seen_points;
   for (const auto& r : board.rows) {
     for (const auto& c : r.configs) {
-      const std::string p = point_of(c);
+      const std::string p = setting_key(c);
       if (!seen_points.insert(p).second) continue;
       TaskStanding t;
       t.point = p;
@@ -206,12 +200,12 @@ Standing rank_cells(const Leaderboard& board, double alpha) {
       p.cell = r.cell;
       p.is_new = r.is_new;
       for (const auto& c : r.configs) {
-        if (point_of(c) != t.point) continue;
+        if (setting_key(c) != t.point) continue;
         p.present = true;
         p.summary = summarize(c);
         p.state_size = c.state_size;
         p.state_budget = c.state_budget;
-        for (const auto& seed : c.seeds) p.recalls.push_back(std::isfinite(seed.final_accuracy) ? seed.final_accuracy : 0.0);
+        p.recalls = recalls(c);
       }
       t.placings.push_back(p);
     }

@@ -65,49 +65,6 @@ std::string report_verdict(const ReportInput& in) {
   return in.comparison ? verdict_name(in.comparison->verdict) : "no baseline";
 }
 
-namespace {
-std::vector<BenchRow> read_bench_rows(const json& bench);
-}  // namespace
-
-std::vector<BenchRow> bench_rows(const json& bench) {
-  return with_json_errors("bench JSON", [&] { return read_bench_rows(bench); });
-}
-
-namespace {
-
-std::vector<BenchRow> read_bench_rows(const json& bench) {
-  std::vector<BenchRow> rows;
-  if (bench.is_null()) return rows;
-  if (!bench.is_object() || !bench.contains("benchmarks") || !bench.at("benchmarks").is_array())
-    throw UsageError("bench JSON: got no 'benchmarks' array, expected Google Benchmark output "
-                     "(--benchmark_format=json or --benchmark_out=FILE)");
-  for (const auto& b : bench.at("benchmarks")) {
-    if (!b.is_object() || !b.contains("name")) continue;
-    // Aggregates (mean/median/stddev of repetitions): keep the median when repetitions exist.
-    const std::string run_type = b.value("run_type", "iteration");
-    if (run_type == "aggregate" && b.value("aggregate_name", "") != "median") continue;
-    BenchRow r;
-    r.name = b.at("name").get<std::string>();
-    r.items_per_second = b.contains("items_per_second") && b.at("items_per_second").is_number()
-                             ? b.at("items_per_second").get<double>()
-                             : 0.0;
-    r.real_time = b.contains("real_time") && b.at("real_time").is_number() ? b.at("real_time").get<double>() : 0.0;
-    r.time_unit = b.value("time_unit", "ns");
-    rows.push_back(r);
-  }
-  // With repetitions, keep only the medians (drop iteration rows whose median row exists).
-  std::map<std::string, bool> has_median;
-  for (const auto& r : rows)
-    if (r.name.size() > 7 && r.name.compare(r.name.size() - 7, 7, "_median") == 0)
-      has_median[r.name.substr(0, r.name.size() - 7)] = true;
-  std::vector<BenchRow> kept;
-  for (const auto& r : rows)
-    if (!has_median.count(r.name)) kept.push_back(r);
-  return kept;
-}
-
-}  // namespace
-
 json report_json(const ReportInput& in) {
   RB_ASSERT(in.runs != nullptr, "report needs results");
   json configs = json::array();

@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/bench_json.h"
 #include "reports/compare.h"
+#include "reports/contrasts.h"
 #include "reports/results.h"
 
 namespace rb::reports {
@@ -67,16 +69,6 @@ std::string utc_now();
 // Writes text to `path` atomically (temporary file in the same directory, then rename); creates the
 // directory. UsageError when it cannot.
 void write_text_file(const std::filesystem::path& path, const std::string& text);
-
-// Kernel throughput rows from a Google Benchmark JSON (--benchmark_format=json): name, items or bytes
-// per second, real time. Malformed input: UsageError.
-struct BenchRow {
-  std::string name;
-  double items_per_second = 0.0;  // tokens/s when the benchmark counts items; 0 when absent
-  double real_time = 0.0;         // per iteration, in `time_unit`
-  std::string time_unit;
-};
-std::vector<BenchRow> bench_rows(const json& bench);
 
 // ---------------------------------------------------------------------------------------------------
 // Baselines

@@ -50,10 +50,7 @@ std::vector<CurvePoint> curve_from_json(const json& c) {
 
 json curve_to_json(const std::vector<CurvePoint>& curve) {
   json out = json::array();
-  for (const auto& p : curve)
-    out.push_back({{"step", p.step},
-                   {"accuracy", p.accuracy},
-                   {"loss", std::isfinite(p.loss) ? json(p.loss) : json(nullptr)}});
+  for (const auto& p : curve) out.push_back({{"step", p.step}, {"accuracy", p.accuracy}, {"loss", json_number(p.loss)}});
   return out;
 }
 
@@ -98,14 +95,6 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   s.steps_per_second = doc.result.steps_per_second;
   for (const auto& p : doc.curve) s.curve.push_back({p.step, p.accuracy, p.loss});
   return {c, s};
-}
-
-double quantile_sorted(const std::vector<double>& v, double q) {
-  if (v.empty()) return kNaN;
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 std::vector<fs::path> run_files_in(const fs::path& dir) {
@@ -286,6 +275,44 @@ RunSet read_results(const fs::path& path) {
 
 }  // namespace
 
+bool counts_as_locked_in(const SeedOutcome& seed) { return seed.locked_in && seed.status == "ok"; }
+
+Tally tally(const Config& config) {
+  Tally t;
+  t.n = static_cast<int64_t>(config.seeds.size());
+  for (const auto& seed : config.seeds) {
+    t.k += counts_as_locked_in(seed) ? 1 : 0;
+    t.failed += seed.status != "ok" ? 1 : 0;
+  }
+  return t;
+}
+
+std::vector<double> recalls(const Config& config) {
+  std::vector<double> out;
+  out.reserve(config.seeds.size());
+  for (const auto& s : config.seeds) out.push_back(std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
+  return out;
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+std::string setting_key(const Config& c) {
+  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
+}
+
+json json_number(double v, Infinity infinity) {
+  if (std::isfinite(v)) return v;
+  if (std::isinf(v) && infinity == Infinity::kString) return v > 0 ? "inf" : "-inf";
+  return nullptr;
+}
+
 Spread spread(std::vector<double> values) {
   Spread s;
   if (values.empty()) {
@@ -301,42 +328,36 @@ Spread spread(std::vector<double> values) {
   s.sd = values.size() > 1 ? std::sqrt(ss / static_cast<double>(values.size() - 1)) : 0.0;
   s.min = values.front();
   s.max = values.back();
-  s.median = quantile_sorted(values, 0.5);
-  s.q1 = quantile_sorted(values, 0.25);
-  s.q3 = quantile_sorted(values, 0.75);
+  s.median = quantile(values, 0.5);
+  s.q1 = quantile(values, 0.25);
+  s.q3 = quantile(values, 0.75);
   return s;
 }
 
 ConfigSummary summarize(const Config& config, double level) {
   ConfigSummary s;
   s.level = level;
-  s.n = static_cast<int64_t>(config.seeds.size());
-  std::vector<double> recall, steps;
-  for (const auto& seed : config.seeds) {
-    if (seed.locked_in) {
-      ++s.k;
-      if (seed.lock_in_step >= 0) steps.push_back(static_cast<double>(seed.lock_in_step));
-    }
-    if (seed.status != "ok") ++s.failed;
-    recall.push_back(seed.final_accuracy);
-  }
-  s.rate = s.n ? static_cast<double>(s.k) / static_cast<double>(s.n) : 0.0;
+  const Tally t = tally(config);
+  s.k = t.k, s.n = t.n, s.failed = t.failed, s.rate = t.rate();
+  std::vector<double> steps;
+  for (const auto& seed : config.seeds)
+    if (counts_as_locked_in(seed) && seed.lock_in_step >= 0) steps.push_back(static_cast<double>(seed.lock_in_step));
   s.ci = s.n ? stats::clopper_pearson(s.k, s.n, level) : stats::Interval{0.0, 1.0};
-  s.recall = spread(recall);
+  s.recall = spread(recalls(config));
   if (!steps.empty()) s.median_lock_in_step = spread(steps).median;
   s.floor_bits_per_number = config.state_size > 0 ? config.capacity_bits / static_cast<double>(config.state_size) : 0.0;
   return s;
 }
 
 json summary_to_json(const ConfigSummary& s) {
-  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   return {{"locked_in", s.k},
           {"seeds", s.n},
           {"lock_in_rate", s.rate},
           {"lock_in_ci", {{"low", s.ci.low}, {"high", s.ci.high}, {"level", s.level}, {"method", "clopper-pearson"}}},
           {"recall",
-           {{"mean", num(s.recall.mean)}, {"median", num(s.recall.median)}, {"sd", num(s.recall.sd)},
-            {"min", num(s.recall.min)}, {"max", num(s.recall.max)}, {"q1", num(s.recall.q1)}, {"q3", num(s.recall.q3)}}},
+           {{"mean", json_number(s.recall.mean)}, {"median", json_number(s.recall.median)},
+            {"sd", json_number(s.recall.sd)}, {"min", json_number(s.recall.min)}, {"max", json_number(s.recall.max)},
+            {"q1", json_number(s.recall.q1)}, {"q3", json_number(s.recall.q3)}}},
           {"median_lock_in_step", s.median_lock_in_step >= 0 ? json(s.median_lock_in_step) : json(nullptr)},
           {"failed", s.failed},
           {"floor_bits_per_number", s.floor_bits_per_number}};

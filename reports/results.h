@@ -104,6 +104,43 @@ RunSet load_results(const std::filesystem::path& path);
 // Groups run documents (kind "recallbench.run") into configs. `where` names the source in messages.
 RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents);
 
+// ---------------------------------------------------------------------------------------------------
+// One helper per concept, for every reader and page of the report layer.
+// ---------------------------------------------------------------------------------------------------
+
+// Whether a seed counts as locked in, the one rule of every tally: its held-out accuracy reached the
+// recipe's threshold and its run ended ok (a diverged or failed run never counts, whatever it recorded).
+bool counts_as_locked_in(const SeedOutcome& seed);
+
+// A configuration's seeds counted once: k locked in (counts_as_locked_in) of n, and those whose status is
+// not ok.
+struct Tally {
+  int64_t k = 0;       // seeds that locked in
+  int64_t n = 0;       // seeds
+  int64_t failed = 0;  // seeds whose status is not ok (diverged, error)
+  double rate() const { return n ? static_cast<double>(k) / static_cast<double>(n) : 0.0; }
+};
+Tally tally(const Config& config);
+
+// Per-seed final held-out accuracy (the seeds' "recall"), in seed order. A value that is not finite counts as
+// 0, a run that learned nothing (the readers refuse one; configs built by hand may hold NaN).
+std::vector<double> recalls(const Config& config);
+
+// The q-quantile of `values` by linear interpolation between order statistics (R's type 7, NumPy's default):
+// quantile({1, 2, 3, 4}, 0.25) = 1.75. NaN when `values` is empty.
+double quantile(std::vector<double> values, double q);
+
+// The setting a config was run in, as a key: its task with the task options, the model and the recipe, not the
+// cell. Configs of different cells with the same key are one task point of the leaderboard and the two arms of
+// a contrast.
+std::string setting_key(const Config& config);
+
+// A double as JSON. A finite number is itself; NaN (undefined) is null; an infinity is null too (what the
+// reports' schemas say), or the string "inf" / "-inf" with Infinity::kString (the stats command, whose
+// readers tell an infinite odds ratio from an undefined one).
+enum class Infinity { kNull, kString };
+json json_number(double v, Infinity infinity = Infinity::kNull);
+
 // Summary statistics of a configuration.
 struct Spread {
   double mean = 0.0, median = 0.0, sd = 0.0, min = 0.0, max = 0.0, q1 = 0.0, q3 = 0.0;

@@ -27,15 +27,6 @@ double unit_to_ns(const std::string& unit, const std::string& where) {
   throw UsageError(where + ": time_unit: got '" + unit + "', expected ns, us, ms or s");
 }
 
-// Quantile with linear interpolation between order statistics (R's type 7). `v` non-empty.
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
 double median(const std::vector<double>& v) { return quantile(v, 0.5); }
 
 int severity(SpeedVerdict v) {
@@ -90,10 +81,6 @@ const char* speed_verdict_name(SpeedVerdict v) {
   return "?";
 }
 
-bool is_bench_json(const json& doc) {
-  return doc.is_object() && doc.contains("benchmarks") && doc.contains("context") && doc["benchmarks"].is_array();
-}
-
 namespace {
 
 BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key) {
@@ -111,18 +98,15 @@ BenchFile read_bench_json(const json& doc, const std::string& path, const std::s
   }
   if (f.time_key != "cpu_time" && f.time_key != "real_time")
     throw UsageError(where + ": time: got '" + f.time_key + "', expected cpu_time or real_time");
-  for (const auto& b : doc["benchmarks"]) {
-    if (!b.is_object()) throw UsageError(where + ": benchmarks: got a non-object row, expected objects");
-    if (b.value("run_type", std::string("iteration")) != "iteration") continue;  // aggregates are recomputed
-    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>()) continue;
-    const std::string name = b.contains("run_name") ? b["run_name"].get<std::string>() : b.value("name", std::string());
-    if (name.empty()) throw UsageError(where + ": got a benchmark row without a name, expected `name` or `run_name`");
-    if (!b.contains(f.time_key) || !b[f.time_key].is_number())
-      throw UsageError(where + ": " + name + ": got no numeric `" + f.time_key + "`, expected one per row");
-    const double t = b[f.time_key].get<double>() * unit_to_ns(b.value("time_unit", std::string("ns")), where + ": " + name);
+  for (const BenchRecord& r : read_bench_records(doc, where)) {
+    if (r.run_type != "iteration" || r.error) continue;  // aggregates are recomputed from the repetitions
+    const double raw = f.time_key == "cpu_time" ? r.cpu_time : r.real_time;
+    if (std::isnan(raw))
+      throw UsageError(where + ": " + r.run_name + ": got no numeric `" + f.time_key + "`, expected one per row");
+    const double t = raw * unit_to_ns(r.time_unit, where + ": " + r.run_name);
     if (!(t > 0) || !std::isfinite(t))
-      throw UsageError(where + ": " + name + ": got time " + fmt::format("{}", t) + ", expected a positive number");
-    f.runs[name].push_back(t);
+      throw UsageError(where + ": " + r.run_name + ": got time " + fmt::format("{}", t) + ", expected a positive number");
+    f.runs[r.run_name].push_back(t);
   }
   return f;
 }

@@ -32,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/bench_json.h"
 #include "stats/stats.h"
 
 namespace rb::reports {
@@ -43,9 +44,6 @@ struct BenchFile {
   std::map<std::string, std::vector<double>> runs;  // run_name → repetition times (ns), in file order
   nlohmann::json context = nlohmann::json::object();
 };
-
-// Whether `doc` is Google Benchmark JSON (has `benchmarks` and `context`).
-bool is_bench_json(const nlohmann::json& doc);
 
 // Reads a benchmark file. `time_key` "" takes the file's own choice (recallbench's `recallbench.time`,
 // else "real_time"). Aggregate rows (mean, median, stddev, cv) are skipped: the gate recomputes them
