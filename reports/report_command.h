@@ -1,6 +1,6 @@
 // What `recallbench report` and `compare` (on results) do, and the options they share: load, compare
 // with a baseline when given, write the reports, print the verdict. CLI11-free (the flags themselves are
-// declared in reports/cli_options.h, which the CLI includes).
+// declared in suite/report_flags.h).
 #pragma once
 
 #include <functional>

@@ -11,10 +11,10 @@
 // not comparable), 3 inconclusive with --fail-on-inconclusive, 4 internal error.
 #include <memory>
 
-#include "reports/cli_options.h"
 #include "reports/speed_gate.h"
 #include "history/analysis.h"
 #include "suite/cli.h"
+#include "suite/report_flags.h"
 
 namespace rb {
 namespace {
@@ -38,8 +38,8 @@ CommandFn add_compare_command(CLI::App& s) {
   sub->add_option("--current", o->current,
                   "Current results: a results directory (recallbench run --out DIR), a run file, or a report")
       ->required();
-  reports::add_gate_flags(sub, o->gate);
-  reports::add_output_flags(sub, o->out);
+  add_gate_flags(sub, o->gate);
+  add_output_flags(sub, o->out);
   sub->add_option("--threshold", o->threshold,
                   "Benchmark files: a slowdown of the median must exceed this fraction to be a regression (default "
                   "0.10 = 10%)")

@@ -24,10 +24,10 @@
 #include "history/analysis.h"
 #include "history/git.h"
 #include "history/history.h"
-#include "reports/cli_options.h"
 #include "reports/report.h"
 #include "suite/battery.h"
 #include "suite/cli.h"
+#include "suite/report_flags.h"
 #include "suite/planner.h"
 #include "suite/runner.h"
 
@@ -174,12 +174,12 @@ CommandFn add_gate_command(CLI::App& s) {
                   "Afterwards record this commit's runs into this history database (a dirty tree is refused)");
   sub->add_option("--out", o->out, "Results and reports (default gate-results)");
   sub->add_option("--jobs,-j", o->jobs, "Worker processes (default: the number of cores)")->check(CLI::Range(1, 1024));
-  reports::add_gate_flags(sub, o->gate);
+  add_gate_flags(sub, o->gate);
   // --stages here is the number of looks this command may run (the option add_gate_flags declares sets it).
   sub->get_option("--stages")->description(
       "Looks up to the cap: each adds the battery's seed count to the open configs (default 5; the baseline must hold their seeds)");
   o->gate.gate.max_stages = 5;
-  reports::add_output_flags(sub, o->outputs);
+  add_output_flags(sub, o->outputs);
   return [o, sub]() {
     RB_CHECK_INPUT(sub->count("--stage-seeds") == 0,
                    "gate: --stage-seeds is set by the battery (its seed count per look); use --stages for the number "

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "reports/cli_options.h"
 #include "history/analysis.h"
 #include "suite/cli.h"
+#include "suite/report_flags.h"
 
 namespace rb {
 namespace {
@@ -28,8 +28,8 @@ CommandFn add_report_command(CLI::App& s) {
   sub->add_option("--baseline-history", o->baseline_history,
                   "Compare with the history instead: per config, the pooled runs of the commits since its last change "
                   "(a history database, docs/tracking.md)");
-  reports::add_gate_flags(sub, o->gate);
-  reports::add_output_flags(sub, o->out);
+  add_gate_flags(sub, o->gate);
+  add_output_flags(sub, o->out);
   return [o]() {
     reports::OutputFlags out = o->out;
     if (out.html.empty() && out.json.empty() && out.md.empty()) {

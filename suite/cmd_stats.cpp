@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/results.h"
 #include "stats/stats.h"
 #include "suite/cli.h"
 #include "core/errors.h"
@@ -21,12 +22,8 @@ namespace {
 namespace st = rb::stats;
 using nlohmann::json;
 
-// JSON numbers: +-infinity as the strings "inf" / "-inf", NaN (undefined) as null.
-json jnum(double v) {
-  if (std::isnan(v)) return nullptr;
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
+// JSON numbers: +-infinity as the strings "inf" / "-inf", NaN (undefined) as null (reports/results.h).
+json jnum(double v) { return reports::json_number(v, reports::Infinity::kString); }
 
 std::string fmt_num(double v) {
   if (std::isnan(v)) return "undefined";

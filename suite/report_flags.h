@@ -1,5 +1,8 @@
-// Command-line flags shared by `recallbench report`, `compare` and `baseline` (header-only: the CLI links
-// CLI11, rb_reports does not). The command body they feed is reports/report_command.h.
+// Command-line flags shared by `recallbench report`, `compare` and `gate`: the gate's options and the
+// documents to write (header-only, CLI11; the command line lives in suite/, rb_reports knows nothing of it).
+// The command body they feed is reports/report_command.h (GateFlags, OutputFlags).
+//
+//   add_gate_flags(sub, options->gate);  add_output_flags(sub, options->out);
 #pragma once
 
 #include <string>
@@ -8,9 +11,11 @@
 
 #include "reports/report_command.h"
 
-namespace rb::reports {
+namespace rb {
 
-inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
+// --alpha, --min-lockin-drop, ... --fail-on-inconclusive: the gate's options (reports/compare.h GateOptions).
+
+inline void add_gate_flags(CLI::App* sub, reports::GateFlags& f) {
   sub->add_option("--alpha", f.gate.alpha, "Family-wise error rate of the regression tests (default 0.05)")
       ->check(CLI::Range(1e-12, 0.999999));
   sub->add_option("--min-lockin-drop", f.gate.min_lockin_drop,
@@ -59,7 +64,8 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
                 "Exit 3 when the verdict is inconclusive (default: exit 0)");
 }
 
-inline void add_output_flags(CLI::App* sub, OutputFlags& o) {
+// --html, --json, --md, --bench, --claims: what `report` and `compare` write and show.
+inline void add_output_flags(CLI::App* sub, reports::OutputFlags& o) {
   sub->add_option("--html", o.html, "Write the self-contained HTML report here");
   sub->add_option("--json", o.json, "Write the JSON report here (schema: reports/schema/report.schema.json)");
   sub->add_option("--md", o.md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");
@@ -69,4 +75,4 @@ inline void add_output_flags(CLI::App* sub, OutputFlags& o) {
                   "results (recallbench verify gates on them)");
 }
 
-}  // namespace rb::reports
+}  // namespace rb
