@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/html_parts.h"
 #include "reports/report.h"
 #include "stats/stats.h"
 
@@ -96,6 +97,19 @@ double mw_power(const std::vector<double>& b, double shift, int64_t n_a, int64_t
 double signed_shift(const Claim& c) { return c.direction == "greater" || c.direction == "none" ? c.shift : -c.shift; }
 
 }  // namespace
+
+const char* claim_outcome_name(ClaimOutcome outcome) {
+  switch (outcome) {
+    case ClaimOutcome::kNotRun: return "not run";
+    case ClaimOutcome::kNotInformative: return "not informative";
+    case ClaimOutcome::kReproduced: return "reproduced";
+    case ClaimOutcome::kDirectionOnly: return "direction reproduced, size not";
+    case ClaimOutcome::kContradicted: return "contradicted";
+    case ClaimOutcome::kSizeNotReproduced: return "claimed size not reproduced";
+    case ClaimOutcome::kUndecided: return "undecided";
+  }
+  return "?";
+}
 
 bool ClaimSide::matches(const Config& c) const {
   return c.cell == cell && c.task == task && subset_of(task_options, c.task_options) && subset_of(model, c.model) &&
@@ -508,7 +522,7 @@ std::string sensitivity_line(const Claim& claim, const std::vector<ClaimComparis
 ClaimVerdict not_run(const Claim& claim, const char* sides) {
   ClaimVerdict v;
   v.claim = &claim;
-  v.verdict = "not run";
+  v.verdict = ClaimOutcome::kNotRun;
   v.note = !claim.needs.empty() ? "needs " + claim.needs
                                 : std::string("no results match ") + sides +
                                       (claim.preset.empty() ? std::string() : " (run the battery " + claim.preset + ")");
@@ -553,7 +567,7 @@ ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
   std::string left_out;
   std::vector<ClaimComparison*> used = informative(claim, v.comparisons, left_out);
   if (used.empty()) {
-    v.verdict = "not informative";
+    v.verdict = ClaimOutcome::kNotInformative;
     v.note = left_out;
     v.sensitivity = sensitivity_line(claim, {&v.comparisons.front()}, claim.alpha);
     return v;
@@ -575,14 +589,16 @@ ClaimVerdict judge(const Claim& claim, const std::vector<ConfigPair>& pairs) {
   }
   const bool powered = v.power >= kClaimPower;
   if (!equivalence_kind(claim)) {
-    if (all_expected) v.verdict = size_ruled_out ? "direction reproduced, size not" : "reproduced";
-    else if (any_opposite) v.verdict = "contradicted";
-    else v.verdict = powered ? "claimed size not reproduced" : "undecided";
+    if (all_expected) v.verdict = size_ruled_out ? ClaimOutcome::kDirectionOnly : ClaimOutcome::kReproduced;
+    else if (any_opposite) v.verdict = ClaimOutcome::kContradicted;
+    else v.verdict = powered ? ClaimOutcome::kSizeNotReproduced : ClaimOutcome::kUndecided;
   } else {
-    v.verdict = all_inside ? "reproduced" : any_outside ? "contradicted" : "undecided";
+    v.verdict = all_inside    ? ClaimOutcome::kReproduced
+                : any_outside ? ClaimOutcome::kContradicted
+                              : ClaimOutcome::kUndecided;
   }
   v.note = effect_note(claim, v, used);
-  if (v.verdict == "undecided") {
+  if (v.verdict == ClaimOutcome::kUndecided) {
     v.seeds_needed = seeds_needed(claim, pairs.front(), v.comparisons.front().n_a, alpha_each);
     v.note += v.seeds_needed ? fmt::format("; {} seeds per arm would reach {:.0f}%", v.seeds_needed, 100 * kClaimPower)
                              : "; not reached within the search's seeds per arm";
@@ -632,14 +648,16 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
   std::string left_out;
   std::vector<ClaimComparison*> used = informative(claim, v.comparisons, left_out);
   if (used.empty()) {
-    v.verdict = "not informative";
+    v.verdict = ClaimOutcome::kNotInformative;
     v.note = left_out;
     return v;
   }
   const auto [all_expected, any_opposite] = holm_over(used, claim.alpha);
   v.power = 1.0;
   for (ClaimComparison* c : used) v.power = std::min(v.power, c->power);
-  v.verdict = all_expected ? "reproduced" : any_opposite ? "contradicted" : "undecided";
+  v.verdict = all_expected   ? ClaimOutcome::kReproduced
+              : any_opposite ? ClaimOutcome::kContradicted
+                             : ClaimOutcome::kUndecided;
   const double p0 = lottery ? claim.bound : 0.5;
   std::string observed;
   for (ClaimComparison* c : used)
@@ -647,7 +665,7 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
   v.note = lottery ? fmt::format("seeds in between (learned, never locked in): {}, claimed share < {:.2f}", observed, claim.bound)
                    : fmt::format("seeds {} recall {:.2f}: {}, claimed: fewer than half",
                                  claim.statistic == "at-most" ? "above" : "below", claim.bound, observed);
-  if (v.verdict == "undecided") {
+  if (v.verdict == ClaimOutcome::kUndecided) {
     v.seeds_needed = static_cast<int64_t>(std::ceil(std::log(alpha_each) / std::log(1.0 - p0)));
     v.note += fmt::format("; {} seeds would let a clean result (none {}) reach significance", v.seeds_needed,
                           lottery ? "in between" : claim.statistic == "at-most" ? "above" : "below");
@@ -660,21 +678,22 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
 ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& parts) {
   ClaimVerdict v;
   v.claim = &claim;
-  std::vector<std::string> verdicts;
+  std::vector<ClaimOutcome> verdicts;
   std::string listed;
   for (const std::string& id : claim.of)
     for (const auto& p : parts)
       if (p.claim && p.claim->id == id) {
         verdicts.push_back(p.verdict);
-        listed += fmt::format("{}{}: {}", listed.empty() ? "" : "; ", id, p.verdict);
+        listed += fmt::format("{}{}: {}", listed.empty() ? "" : "; ", id, claim_outcome_name(p.verdict));
       }
-  const auto any = [&](const char* kind) { return std::find(verdicts.begin(), verdicts.end(), kind) != verdicts.end(); };
-  v.verdict = any("contradicted")      ? "contradicted"
-              : any("not run")         ? "not run"
-              : any("not informative") ? "not informative"
-              : std::all_of(verdicts.begin(), verdicts.end(), [](const std::string& x) { return x == "reproduced"; })
-                  ? "reproduced"
-                  : "undecided";
+  const auto any = [&](ClaimOutcome kind) { return std::find(verdicts.begin(), verdicts.end(), kind) != verdicts.end(); };
+  const bool all_reproduced = std::all_of(verdicts.begin(), verdicts.end(),
+                                          [](ClaimOutcome x) { return x == ClaimOutcome::kReproduced; });
+  v.verdict = any(ClaimOutcome::kContradicted)     ? ClaimOutcome::kContradicted
+              : any(ClaimOutcome::kNotRun)         ? ClaimOutcome::kNotRun
+              : any(ClaimOutcome::kNotInformative) ? ClaimOutcome::kNotInformative
+              : all_reproduced                     ? ClaimOutcome::kReproduced
+                                                   : ClaimOutcome::kUndecided;
   v.note = "all of: " + listed;
   return v;
 }
@@ -698,7 +717,7 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
 
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.claim->gate && v.verdict != "reproduced") return 1;
+    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced) return 1;
   return 0;
 }
 
@@ -756,7 +775,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
                       {"effect", c.effect}, {"low", c.low}, {"high", c.high},
                       {"uninformative", c.uninformative.empty() ? json(nullptr) : json(c.uninformative)},
                       {"sensitivity", sensitivity_json(c)}});
-    arr.push_back({{"id", v.claim->id}, {"claim", v.claim->quote}, {"verdict", v.verdict},
+    arr.push_back({{"id", v.claim->id}, {"claim", v.claim->quote}, {"verdict", claim_outcome_name(v.verdict)},
                    {"statistic", v.claim->statistic}, {"direction", v.claim->direction}, {"gate", v.claim->gate},
                    {"power", v.comparisons.empty() ? json(nullptr) : json(v.power)},
                    {"sided", v.claim->sided},
@@ -771,7 +790,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
 std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts) {
   std::string out;
   for (const auto& v : verdicts)
-    out += fmt::format("{:<13} {:<28} {}{}\n{:14}{}\n{}", v.verdict, v.claim->id, v.claim->gate ? "[gate] " : "",
+    out += fmt::format("{:<13} {:<28} {}{}\n{:14}{}\n{}", claim_outcome_name(v.verdict), v.claim->id, v.claim->gate ? "[gate] " : "",
                        counts_text(v, "; "), "", v.note,
                        v.sensitivity.empty() ? "" : fmt::format("{:14}{}\n", "", v.sensitivity));
   return out;
@@ -783,7 +802,7 @@ std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts) {
     std::string quote = v.claim->quote;
     std::replace(quote.begin(), quote.end(), '|', '/');
-    md += fmt::format("| `{}`{} | **{}** | {} | {} | {} |\n", v.claim->id, v.claim->gate ? " (gate)" : "", v.verdict,
+    md += fmt::format("| `{}`{} | **{}** | {} | {} | {} |\n", v.claim->id, v.claim->gate ? " (gate)" : "", claim_outcome_name(v.verdict),
                       counts_text(v, "<br>"), v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), quote);
   }
   return md;
@@ -794,12 +813,12 @@ std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts) {
       "<section id=\"claims\"><h2>Claims</h2><div class=\"scroll\"><table class=\"changes\"><thead><tr><th>claim</th>"
       "<th>verdict</th><th>a vs b (Holm p; for ties, Δ and interval)</th><th>effect and power</th><th>sentence</th></tr></thead><tbody>";
   for (const auto& v : verdicts) {
-    const std::string cls = v.verdict == "reproduced" ? "v-imp" : v.verdict == "contradicted" ? "v-reg" : v.verdict == "undecided" || v.verdict == "direction reproduced, size not" ? "v-inc" : "";
     body += fmt::format("<tr class=\"{}\"><td data-label=\"claim\"><code>{}</code>{}</td><td data-label=\"verdict\"><b>{}"
                         "</b></td><td data-label=\"a vs b\">{}</td><td data-label=\"power\">{}</td><td data-label=\"sentence\" "
                         "class=\"why\">{}<br><span class=\"key\">{}</span></td></tr>",
-                        cls, html_escape(v.claim->id), v.claim->gate ? " <span class=\"badge\">gate</span>" : "",
-                        html_escape(v.verdict), html_escape(counts_text(v, "; ")),
+                        tone_class(tone_of(v.verdict)), html_escape(v.claim->id),
+                        v.claim->gate ? " " + badge(Tone::kPlain, "gate") : "",
+                        html_escape(claim_outcome_name(v.verdict)), html_escape(counts_text(v, "; ")),
                         html_escape(v.note) + (v.sensitivity.empty() ? "" : "<br><span class=\"key\">" + html_escape(v.sensitivity) + "</span>"),
                         html_escape(v.claim->quote), html_escape(sides_text(*v.claim)));
   }

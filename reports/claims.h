@@ -131,20 +131,28 @@ struct ClaimComparison {
   std::vector<AtThreshold> sensitivity;  // Fisher claims: the stated threshold first, then lower ones
 };
 
+// Every verdict `verify` gives, in the order of the rules above.
+enum class ClaimOutcome {
+  kNotRun,             // "not run"
+  kNotInformative,     // "not informative"
+  kReproduced,         // "reproduced"
+  kDirectionOnly,      // "direction reproduced, size not"
+  kContradicted,       // "contradicted"
+  kSizeNotReproduced,  // "claimed size not reproduced"
+  kUndecided,          // "undecided"
+};
+// The verdict as `verify` writes it (text, JSON, pages): "not run", ..., "undecided".
+const char* claim_outcome_name(ClaimOutcome outcome);
+
 struct ClaimVerdict {
   const Claim* claim = nullptr;
-  std::string verdict;              // one of kVerdicts
+  ClaimOutcome verdict = ClaimOutcome::kNotRun;
   std::vector<ClaimComparison> comparisons;
   double power = 0.0;               // the smallest per-depth power
   int64_t seeds_needed = 0;         // per arm, for undecided claims (0 = not reached up to 200)
   std::string note;                 // why, in one line
   std::string sensitivity;          // Fisher claims: the counts at lower thresholds ("" otherwise)
 };
-
-// Every verdict `verify` gives, in the order of the rules above.
-inline const std::vector<std::string> kVerdicts = {"not run", "not informative", "reproduced",
-                                                   "direction reproduced, size not", "contradicted",
-                                                   "claimed size not reproduced", "undecided"};
 
 // One verdict per claim, in the file's order, from the configs of every results set together. A side
 // that matches two configs at one depth is a UsageError (make the selector narrower).

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/html_parts.h"
 #include "reports/report.h"
 #include "core/errors.h"
 #include "core/json_io.h"
@@ -168,36 +169,24 @@ std::string line_chart(const std::string& title, const Axis& x, const Axis& y, c
 
 // ---- page sections ---------------------------------------------------------------------------------
 
-std::string verdict_class(const std::string& verdict) {
-  if (verdict == "regression") return "v-reg";
-  if (verdict == "inconclusive") return "v-inc";
-  if (verdict == "improvement") return "v-imp";
-  if (verdict == "no change") return "v-ok";
-  if (verdict == "model changed" || verdict == "task changed" || verdict == "data stream changed" ||
-      verdict == "seeds not independent")
-    return "v-reg";  // an identity changed: not compared, exit 2
-  return "v-none";
-}
-
 std::string section_verdict(const ReportInput& in) {
   const std::string v = report_verdict(in);
-  std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\"><h2>Verdict: {}</h2>", verdict_class(v), esc(v));
+  const Tone tone = in.comparison ? tone_of(in.comparison->verdict) : Tone::kNeutral;
+  std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\"><h2>Verdict: {}</h2>", tone_class(tone), esc(v));
   if (!in.comparison) {
     s += "<p>No baseline was given: these are results only, nothing was gated. Pass <code>--baseline FILE</code> "
          "to compare against a stored baseline.</p></section>";
     return s;
   }
   const Comparison& c = *in.comparison;
-  s += fmt::format("<p>{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
-                   "unchanged of {} configs compared against <code>{}</code>. Identity is checked first and is never "
+  s += fmt::format("<p>{} configs compared against <code>{}</code>. Identity is checked first and is never "
                    "a matter of statistics: a config whose model (state size, parameters, architecture), task "
                    "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
                    "under the same key is not compared{}{}, and seeds of one config that saw the same training "
                    "batches are not independent and are never compared. Then a regression needs a drop of at least "
                    "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
                    "mean steps), significant at alpha {}: {}{}.</p>",
-                   c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
-                   c.configs.size(), esc(in.baseline_path),
+                   esc(verdict_counts(c)), esc(in.baseline_path),
                    c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
                    c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
                    100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
@@ -210,7 +199,7 @@ std::string section_verdict(const ReportInput& in) {
         "<tr class=\"{}\"><td data-label=\"verdict\"><b>{}</b></td><td data-label=\"config\">{}<div class=\"key\">{}</div>"
         "</td><td data-label=\"lock-in\">{}/{} → {}/{}</td><td data-label=\"median recall\">{} → {}</td>"
         "<td data-label=\"seeds needed\">{}</td><td class=\"why\" data-label=\"why\">{}</td></tr>",
-        verdict_class(vn), esc(vn), esc(cc.current->cell + " · " + cc.current->task_label()), esc(cc.key), cc.k_base,
+        tone_class(tone_of(cc.verdict)), esc(vn), esc(cc.current->cell + " · " + cc.current->task_label()), esc(cc.key), cc.k_base,
         cc.n_base, cc.k_cur, cc.n_cur, fmt_num(cc.recall_base), fmt_num(cc.recall_cur),
         cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", esc(cc.reason));
   }
@@ -257,14 +246,7 @@ std::string column_of(const Config& c, const std::vector<Config>& all) {
   return col;
 }
 
-std::string ci_bar(double low, double high, double rate) {
-  return fmt::format("<svg class=\"cibar\" viewBox=\"0 0 60 8\" aria-hidden=\"true\"><rect x=\"0\" y=\"3\" width=\"60\" "
-                     "height=\"2\" fill=\"#ddd\"/><rect x=\"{:.1f}\" y=\"1\" width=\"{:.1f}\" height=\"6\" "
-                     "fill=\"#8ab\"/><rect x=\"{:.1f}\" y=\"0\" width=\"2\" height=\"8\" fill=\"#234\"/></svg>",
-                     60 * low, std::max(60 * (high - low), 1.0), std::clamp(60 * rate - 1, 0.0, 58.0));
-}
-
-std::string section_leaderboard(const RunSet& runs, const std::map<std::string, std::string>& verdict_of) {
+std::string section_leaderboard(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, const Config*> cell_at;
   std::set<std::string> cells;
@@ -322,13 +304,14 @@ std::string section_leaderboard(const RunSet& runs, const std::map<std::string, 
       const Config& c = *it->second;
       const auto sm = summarize(c);
       const auto v = verdict_of.find(c.key);
-      const std::string badge = v == verdict_of.end() || v->second == "no change"
+      const std::string shown = v == verdict_of.end() || v->second == Verdict::kNoChange
                                     ? ""
-                                    : fmt::format(" <span class=\"badge {}\">{}</span>", verdict_class(v->second), esc(v->second));
+                                    : " " + badge(tone_of(v->second), verdict_name(v->second));
       s += fmt::format(
           "<td data-v=\"{:.6f}\" title=\"{}\"><b>{}</b>{}<div class=\"sub\">{}/{} locked {} [{:.2f}, {:.2f}]</div>"
           "<div class=\"sub\">state {} · floor {:.0f} bits</div></td>",
-          sm.recall.median, esc(c.key), fmt_num(sm.recall.median), badge, sm.k, sm.n, ci_bar(sm.ci.low, sm.ci.high, sm.rate),
+          sm.recall.median, esc(c.key), fmt_num(sm.recall.median), shown, sm.k, sm.n,
+          interval_bar(sm.ci.low, sm.ci.high, sm.rate),
           sm.ci.low, sm.ci.high, c.state_size, c.capacity_bits);
     }
     s += "</tr>";
@@ -522,10 +505,10 @@ std::string section_survival(const ReportInput& in) {
     auto now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false);
     for (auto* se : {&base, &now}) se->points.push_back({budget, se->points.back().second});
     figures += fmt::format(
-        "<figure><figcaption><b>{}</b> · {} · <span class=\"badge {}\">{}</span><br>log-rank p slower {} (adjusted "
+        "<figure><figcaption><b>{}</b> · {} · {}<br>log-rank p slower {} (adjusted "
         "{}), median steps {} → {}{}</figcaption>{}</figure>",
-        esc(cc.current->cell), esc(cc.current->task_label()), verdict_class(verdict_name(cc.verdict)),
-        esc(verdict_name(cc.verdict)), fmt_num(cc.p_slower), fmt_num(cc.p_slower_adj),
+        esc(cc.current->cell), esc(cc.current->task_label()), badge(tone_of(cc.verdict), verdict_name(cc.verdict)),
+        fmt_num(cc.p_slower), fmt_num(cc.p_slower_adj),
         std::isfinite(cc.median_time_base) ? fmt::format("{:.0f}", cc.median_time_base) : "never",
         std::isfinite(cc.median_time_cur) ? fmt::format("{:.0f}", cc.median_time_cur) : "never",
         in.comparison->options.power_analysis
@@ -707,9 +690,9 @@ std::string report_html(const ReportInput& in) {
     size_t i = 0;
     for (const auto& cell : cells) color_of[cell] = kPalette[i++ % (sizeof kPalette / sizeof *kPalette)];
   }
-  std::map<std::string, std::string> verdict_of;
+  std::map<std::string, Verdict> verdict_of;
   if (in.comparison)
-    for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
+    for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = cc.verdict;
   const std::string commit = string_or(runs.context, "git_commit", "unknown");
   std::string page = "<header><h1>" + esc(in.title) + "</h1>";
   page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/html_parts.h"
 #include "reports/report.h"
 #include "stats/stats.h"
 
@@ -408,7 +409,7 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
   const auto esc = html_escape;
   std::string body =
       "<style>tr.new td{background:#fff6e0}tr.top td.cellname{font-weight:600}td.top{color:#1a9850;font-weight:600}"
-      ".cibar{width:60px;height:8px;vertical-align:middle}</style>";
+      "</style>";
   body += fmt::format("<header><h1>recallbench leaderboard</h1><p class=\"meta\">battery <code>{}</code> · version "
                       "<code>{}</code> · {} cells · updated {}</p></header>",
                       esc(board.battery), esc(board.battery_version), board.rows.size(), esc(board.updated));
@@ -422,7 +423,7 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
     body += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cellname\">{}{}</td><td data-v=\"{}\">{} / {}</td>"
                         "<td data-v=\"{}\">{} / {}</td></tr>",
                         o.is_new ? "new" : "", rank_text(o), esc(o.cell),
-                        (o.is_new ? " <span class=\"badge\">new</span>" : "") + esc(incomplete(o, st)),
+                        (o.is_new ? " " + badge(Tone::kPlain, "new") : "") + esc(incomplete(o, st)),
                         o.top_count, o.top_count, st.separating, o.seeds ? double(o.locked) / o.seeds : 0.0, o.locked, o.seeds);
   body += "</tbody></table></div></section>";
   for (size_t ti = 0; ti < st.tasks.size(); ++ti) {
@@ -435,7 +436,7 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
                         t.by_recall ? " · no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
     for (const auto& p : t.placings) {
       const std::string cls = std::string(p.is_new ? "new " : "") + (p.top ? "top" : "");
-      const std::string name = esc(p.cell) + (p.is_new ? " <span class=\"badge\">new</span>" : "");
+      const std::string name = esc(p.cell) + (p.is_new ? " " + badge(Tone::kPlain, "new") : "");
       if (!p.present) {
         body += fmt::format("<tr class=\"{}\"><td class=\"cellname\">{}</td><td class=\"empty\" colspan=\"6\">missing</td></tr>",
                             cls, name);
@@ -443,12 +444,10 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
       }
       const auto& s = p.summary;
       body += fmt::format(
-          "<tr class=\"{}\"><td class=\"cellname\">{}</td><td data-v=\"{}\">{}/{}</td><td><svg class=\"cibar\" "
-          "viewBox=\"0 0 100 10\"><rect x=\"0\" y=\"4\" width=\"100\" height=\"2\" fill=\"#e6e9ec\"/><rect x=\"{:.1f}\" "
-          "y=\"2\" width=\"{:.1f}\" height=\"6\" fill=\"#8fbce6\"/><circle cx=\"{:.1f}\" cy=\"5\" r=\"3\" fill=\"#1f77b4\"/>"
-          "</svg> <span class=\"sub\">[{:.2f}, {:.2f}]</span></td><td data-v=\"{}\">{:.3f}</td><td data-v=\"{}\">{}</td>"
+          "<tr class=\"{}\"><td class=\"cellname\">{}</td><td data-v=\"{}\">{}/{}</td><td>{} <span class=\"sub\">"
+          "[{:.2f}, {:.2f}]</span></td><td data-v=\"{}\">{:.3f}</td><td data-v=\"{}\">{}</td>"
           "<td data-v=\"{}\">{}</td><td class=\"{}\">{}</td></tr>",
-          cls, name, s.rate, s.k, s.n, 100 * s.ci.low, 100 * (s.ci.high - s.ci.low), 100 * s.rate, s.ci.low, s.ci.high,
+          cls, name, s.rate, s.k, s.n, interval_bar(s.ci.low, s.ci.high, s.rate), s.ci.low, s.ci.high,
           s.recall.median, s.recall.median, p.state_size, esc(state_text(p)), p.best ? 2.0 : p.p_adjusted, esc(p_text(p)),
           p.top ? "top" : "", p.top ? "top group" : "");
     }

@@ -100,10 +100,7 @@ std::string report_markdown(const ReportInput& in) {
   std::string headline;
   if (in.comparison) {
     const Comparison& c = *in.comparison;
-    headline = fmt::format("**{}**: {} model changed, {} data changed, {} regression(s), {} inconclusive, {} "
-                           "improvement(s), {} unchanged of {} compared configs{}",
-                           verdict, c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements,
-                           c.unchanged, c.configs.size(), data_unchecked_note(c));
+    headline = fmt::format("**{}**: {} compared configs{}", verdict, verdict_counts(c), data_unchecked_note(c));
   } else {
     headline = "**no baseline**: results only, nothing was gated";
   }
@@ -196,6 +193,13 @@ std::string report_markdown(const ReportInput& in) {
           contrasts + "\n";
   if (!in.claims_markdown.empty()) md += "### Claims (recallbench verify)\n\n" + in.claims_markdown + "\n";
   return md;
+}
+
+std::string verdict_counts(const Comparison& c) {
+  return fmt::format("{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
+                     "unchanged of {}",
+                     c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
+                     c.configs.size());
 }
 
 std::string gate_rule_text(const Comparison& c) {

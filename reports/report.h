@@ -58,6 +58,9 @@ std::string report_markdown(const ReportInput& in);
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.
 std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+// The verdict's counts, shared by the page and the summary: "0 model changed, 0 data changed, 1 regression(s),
+// 0 inconclusive, 0 improvement(s), 3 unchanged of 4".
+std::string verdict_counts(const Comparison& comparison);
 // How the gate decided, for a summary line: the adjustment, the family and its tests, the sequential rule.
 std::string gate_rule_text(const Comparison& comparison);
 // "; data identity not checked for N of M configs (...)" when a side records no data fingerprints, else "".

@@ -2,11 +2,17 @@
 // and bad claims files.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "core/errors.h"
 #include "reports/claims.h"
 #include "stats/stats.h"
 
 namespace rb::reports {
+
+// gtest shows a verdict by its name.
+void PrintTo(ClaimOutcome outcome, std::ostream* os) { *os << claim_outcome_name(outcome); }
+
 namespace {
 
 // `cell` on mqar (pairs, length), n seeds, the first k locked in; recall 0.95 locked, `low` otherwise.
@@ -53,13 +59,13 @@ ClaimVerdict verdict_of(const json& c, std::vector<Config> configs) {
 
 TEST(Verify, ReproducedContradictedNoEffectUndecided) {
   const json greater = claim("conv", "greater", {{"a", 0.9}, {"b", 0.1}});
-  EXPECT_EQ(verdict_of(greater, {planted("x+conv", 10, 10), planted("x", 0, 10)}).verdict, "reproduced");
-  EXPECT_EQ(verdict_of(greater, {planted("x+conv", 0, 10), planted("x", 10, 10)}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(greater, {planted("x+conv", 10, 10), planted("x", 0, 10)}).verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(verdict_of(greater, {planted("x+conv", 0, 10), planted("x", 10, 10)}).verdict, ClaimOutcome::kContradicted);
   const ClaimVerdict none = verdict_of(greater, {planted("x+conv", 5, 10), planted("x", 5, 10)});
-  EXPECT_EQ(none.verdict, "claimed size not reproduced");
+  EXPECT_EQ(none.verdict, ClaimOutcome::kSizeNotReproduced);
   EXPECT_GE(none.power, 0.8);
   const ClaimVerdict few = verdict_of(greater, {planted("x+conv", 2, 3), planted("x", 1, 3)});
-  EXPECT_EQ(few.verdict, "undecided");
+  EXPECT_EQ(few.verdict, ClaimOutcome::kUndecided);
   EXPECT_LT(few.power, 0.8);
   EXPECT_EQ(few.seeds_needed, stats::seeds_for_power(0.9, 0.1, 0.8, 0.05, stats::Alternative::kGreater).n);
   EXPECT_NE(few.note.find("seeds per arm"), std::string::npos);
@@ -73,21 +79,21 @@ TEST(Verify, PowerBoundary) {
   const int64_t n = plan.n;
   ASSERT_LT(stats::fisher_power(0.7, 0.2, n - 1, n - 1, 0.05, stats::Alternative::kGreater), 0.8);
   const json c = claim("edge", "greater", {{"a", 0.7}, {"b", 0.2}});
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", n / 2, n), planted("x", n / 2, n)}).verdict, "claimed size not reproduced");
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", (n - 1) / 2, n - 1), planted("x", (n - 1) / 2, n - 1)}).verdict, "undecided");
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", n / 2, n), planted("x", n / 2, n)}).verdict, ClaimOutcome::kSizeNotReproduced);
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", (n - 1) / 2, n - 1), planted("x", (n - 1) / 2, n - 1)}).verdict, ClaimOutcome::kUndecided);
 }
 
 TEST(Verify, NoDifferenceClaims) {
   // The margin is the claim's effect: |0.9 - 0.2| = 0.7 here, 0.3 in `narrow`.
   const json tie = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
-  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 6, 12), planted("x", 7, 12)}).verdict, "reproduced");
+  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 6, 12), planted("x", 7, 12)}).verdict, ClaimOutcome::kReproduced);
   const json narrow = claim("tie", "none", {{"a", 0.5}, {"b", 0.2}});
-  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 2, 3), planted("x", 2, 3)}).verdict, "undecided");
-  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 12, 12), planted("x", 1, 12)}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 2, 3), planted("x", 2, 3)}).verdict, ClaimOutcome::kUndecided);
+  EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 12, 12), planted("x", 1, 12)}).verdict, ClaimOutcome::kContradicted);
   // A gap the test finds (12/12 vs 5/12, Fisher p < 0.01) that the margin 0.7 still allows: not a contradiction.
   const ClaimVerdict gap = verdict_of(tie, {planted("x+conv", 12, 12), planted("x", 5, 12)});
   EXPECT_LT(gap.comparisons[0].p_opposite, 0.01);
-  EXPECT_NE(gap.verdict, "contradicted");
+  EXPECT_NE(gap.verdict, ClaimOutcome::kContradicted);
 }
 
 TEST(Verify, PerDepthNotLessWithHolm) {
@@ -96,23 +102,23 @@ TEST(Verify, PerDepthNotLessWithHolm) {
   // Equal at two depths, armed far worse at the third: contradicted.
   auto v = verdict_of(c, {planted("x+conv", 9, 10, 16), planted("x", 9, 10, 16), planted("x+conv", 5, 10, 32),
                           planted("x", 5, 10, 32), planted("x+conv", 0, 10, 64), planted("x", 10, 10, 64)});
-  EXPECT_EQ(v.verdict, "contradicted");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kContradicted);
   ASSERT_EQ(v.comparisons.size(), 3u);
   EXPECT_EQ(v.comparisons[0].depth, 16);  // ordered by depth
   EXPECT_GE(v.comparisons[2].p_opposite_adj, v.comparisons[2].p_opposite);
   v = verdict_of(c, {planted("x+conv", 9, 10, 16), planted("x", 9, 10, 16), planted("x+conv", 10, 10, 32),
                      planted("x", 5, 10, 32)});
-  EXPECT_EQ(v.verdict, "reproduced");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kReproduced);
 }
 
 TEST(Verify, MannWhitneyOnRecall) {
   const json c = claim("recall", "greater", {{"shift", 0.3}}, "mann-whitney");
   // No seed locks in on either side, but a recalls 0.6.. and b 0.2..: reproduced on recall.
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.6), planted("x", 0, 10, 64, 0.2)}).verdict, "reproduced");
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.2), planted("x", 0, 10, 64, 0.6)}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.6), planted("x", 0, 10, 64, 0.2)}).verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.2), planted("x", 0, 10, 64, 0.6)}).verdict, ClaimOutcome::kContradicted);
   // Both arms well above the floor and equal: the claimed size is not reproduced.
   EXPECT_EQ(verdict_of(c, {planted("x+conv", 0, 10, 64, 0.5), planted("x", 0, 10, 64, 0.5)}).verdict,
-            "claimed size not reproduced");
+            ClaimOutcome::kSizeNotReproduced);
 }
 
 // `n` seeds recalling `recall[i]` (best accuracy the same), the first `locked` of them locked in at 0.9.
@@ -137,43 +143,43 @@ TEST(Verify, EquivalenceOnRecall) {
   const json tie = claim("tie", "none", {{"shift", 0.15}}, "mann-whitney");
   // 20 seeds a side, the same recalls up to 0.01: the interval sits inside ±0.15 and the power is high.
   const ClaimVerdict same = verdict_of(tie, {arm("x+conv", around(0.61, 20)), arm("x", around(0.60, 20))});
-  EXPECT_EQ(same.verdict, "reproduced");
+  EXPECT_EQ(same.verdict, ClaimOutcome::kReproduced);
   EXPECT_GE(same.power, 0.8);
   // A gap of 0.08, significant (Mann–Whitney p < 0.001) but inside the margin: reproduced or undecided,
   // never contradicted.
   const ClaimVerdict inside = verdict_of(tie, {arm("x+conv", around(0.68, 10)), arm("x", around(0.60, 10))});
   EXPECT_LT(inside.comparisons[0].p_opposite, 0.001);
-  EXPECT_NE(inside.verdict, "contradicted");
+  EXPECT_NE(inside.verdict, ClaimOutcome::kContradicted);
   // A gap of 0.30: outside the margin.
-  EXPECT_EQ(verdict_of(tie, {arm("x+conv", around(0.90, 10)), arm("x", around(0.60, 10))}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(tie, {arm("x+conv", around(0.90, 10)), arm("x", around(0.60, 10))}).verdict, ClaimOutcome::kContradicted);
 }
 
 TEST(Verify, FloorAndCeilingAreNotInformative) {
   const json lock = claim("lock", "greater", {{"a", 0.9}, {"b", 0.1}});
-  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, "not informative");
-  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 10, 10), planted("x", 10, 10)}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, ClaimOutcome::kNotInformative);
+  EXPECT_EQ(verdict_of(lock, {planted("x+conv", 10, 10), planted("x", 10, 10)}).verdict, ClaimOutcome::kNotInformative);
   const json tie = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
-  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(tie, {planted("x+conv", 0, 10), planted("x", 0, 10)}).verdict, ClaimOutcome::kNotInformative);
   const json recall = claim("recall", "none", {{"shift", 0.15}}, "mann-whitney");
   // No seed learns: best recalls 0.07..0.18 against the floor of half the threshold (0.45).
   const ClaimVerdict floor = verdict_of(recall, {arm("x+conv", around(0.07, 10, 0.01)), arm("x", around(0.14, 10, 0.01))});
-  EXPECT_EQ(floor.verdict, "not informative");
+  EXPECT_EQ(floor.verdict, ClaimOutcome::kNotInformative);
   EXPECT_NE(floor.note.find("floor"), std::string::npos);
   // One seed of ten learning does not lift an arm off the floor: most seeds of both still fail, so the
   // medians compare failures. With six learners in one arm the comparison means something.
   std::vector<double> one = around(0.07, 10, 0.01), six = around(0.07, 10, 0.01);
   one[9] = 0.73;
   for (int i = 0; i < 6; ++i) six[i] = 0.7 + 0.01 * i;
-  EXPECT_EQ(verdict_of(recall, {arm("x+conv", one), arm("x", around(0.14, 10, 0.01))}).verdict, "not informative");
-  EXPECT_NE(verdict_of(recall, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(recall, {arm("x+conv", one), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
+  EXPECT_NE(verdict_of(recall, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
   // A claim may set its own floor (e.g. chance on a task with few classes).
   json low_floor = recall;
   low_floor["floor"] = 0.05;
   EXPECT_NE(verdict_of(low_floor, {arm("x+conv", around(0.07, 10, 0.01)), arm("x", around(0.14, 10, 0.01))}).verdict,
-            "not informative");
+            ClaimOutcome::kNotInformative);
   // Most seeds of both arms lock in (runs stop there): a recall tie or gap there is not informative.
   const ClaimVerdict ceiling = verdict_of(recall, {arm("x+conv", around(0.93, 10), 9), arm("x", around(0.95, 10), 10)});
-  EXPECT_EQ(ceiling.verdict, "not informative");
+  EXPECT_EQ(ceiling.verdict, ClaimOutcome::kNotInformative);
   EXPECT_NE(ceiling.note.find("ceiling"), std::string::npos);
 }
 
@@ -183,9 +189,9 @@ TEST(Verify, TwoSidedClaim) {
   c["sided"] = 2;
   const ClaimVerdict v = verdict_of(c, {planted("x+conv", 7, 10), planted("x", 1, 10)});
   EXPECT_NEAR(v.comparisons[0].p_expected, 0.0198, 1e-3);
-  EXPECT_EQ(v.verdict, "reproduced");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kReproduced);
   // The same test on the other side of the data is not "reproduced": it contradicts.
-  EXPECT_EQ(verdict_of(c, {planted("x+conv", 1, 10), planted("x", 7, 10)}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(c, {planted("x+conv", 1, 10), planted("x", 7, 10)}).verdict, ClaimOutcome::kContradicted);
   // Two-sided power counts only the expected side and is below the one-sided power.
   json one = c;
   one.erase("sided");
@@ -199,10 +205,10 @@ TEST(Verify, DirectionReproducedSizeNot) {
   // a beats b by 0.05 on tight recalls (significant), claimed +0.5: the interval ends far below 0.5.
   const json c = claim("size", "greater", {{"shift", 0.5}}, "mann-whitney");
   const ClaimVerdict v = verdict_of(c, {arm("x+conv", around(0.65, 10)), arm("x", around(0.60, 10))});
-  EXPECT_EQ(v.verdict, "direction reproduced, size not");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kDirectionOnly);
   EXPECT_LT(v.comparisons[0].high, 0.5);
   // At the claimed size it is reproduced.
-  EXPECT_EQ(verdict_of(c, {arm("x+conv", around(0.95, 10)), arm("x", around(0.45, 10))}).verdict, "reproduced");
+  EXPECT_EQ(verdict_of(c, {arm("x+conv", around(0.95, 10)), arm("x", around(0.45, 10))}).verdict, ClaimOutcome::kReproduced);
 }
 
 TEST(Verify, ThresholdSensitivity) {
@@ -228,13 +234,13 @@ TEST(Verify, VacuousDenseOnZeroFiller) {
   json dense = sparse;
   dense["supervision"] = "dense";
   const ClaimVerdict v = verdict_of(c, {arm("x+conv", around(0.6, 10), 0, dense), arm("x", around(0.6, 10), 0, sparse)});
-  EXPECT_EQ(v.verdict, "not informative");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kNotInformative);
   EXPECT_NE(v.note.find("vacuous"), std::string::npos);
   json random_dense = dense, random_sparse = sparse;
   random_dense["filler"] = random_sparse["filler"] = "random";
   EXPECT_NE(verdict_of(c, {arm("x+conv", around(0.6, 10), 0, random_dense), arm("x", around(0.6, 10), 0, random_sparse)})
                 .verdict,
-            "not informative");
+            ClaimOutcome::kNotInformative);
 }
 
 json one_arm(const std::string& id, const std::string& statistic, json effect) {
@@ -248,33 +254,33 @@ TEST(Verify, LotteryShareInBetween) {
   std::vector<double> split = around(0.1, 10, 0.005);
   for (int i = 0; i < 5; ++i) split[i] = 0.95;
   const ClaimVerdict clean = verdict_of(c, {arm("x", split, 5)});
-  EXPECT_EQ(clean.verdict, "reproduced");
+  EXPECT_EQ(clean.verdict, ClaimOutcome::kReproduced);
   EXPECT_EQ(clean.comparisons[0].k_a, 0);
   // 3 lock in, 6 sit at 0.67-0.88: in between, far above a 0.3 share.
   const ClaimVerdict middle = verdict_of(c, {arm("x", {0.95, 0.93, 0.92, 0.88, 0.85, 0.82, 0.81, 0.7, 0.67, 0.05}, 3)});
-  EXPECT_EQ(middle.verdict, "contradicted");
+  EXPECT_EQ(middle.verdict, ClaimOutcome::kContradicted);
   EXPECT_EQ(middle.comparisons[0].k_a, 6);
   // Every seed locks in, or none learns: not informative; too few seeds: undecided with the seeds needed.
-  EXPECT_EQ(verdict_of(c, {arm("x", around(0.95, 10), 10)}).verdict, "not informative");
-  EXPECT_EQ(verdict_of(c, {arm("x", around(0.1, 10))}).verdict, "not informative");
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.95, 10), 10)}).verdict, ClaimOutcome::kNotInformative);
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.1, 10))}).verdict, ClaimOutcome::kNotInformative);
   const ClaimVerdict few = verdict_of(c, {arm("x", {0.95, 0.1, 0.1, 0.1, 0.1}, 1)});
-  EXPECT_EQ(few.verdict, "undecided");
+  EXPECT_EQ(few.verdict, ClaimOutcome::kUndecided);
   EXPECT_EQ(few.seeds_needed, 9);  // 0.7^9 = 0.040 <= 0.05 < 0.7^8
 }
 
 TEST(Verify, AtMostARecallLevel) {
   json c = one_arm("chance", "at-most", {{"recall", 0.2}});
-  EXPECT_EQ(verdict_of(c, {arm("x", around(0.08, 10, 0.01))}).verdict, "reproduced");
-  EXPECT_EQ(verdict_of(c, {arm("x", around(0.6, 10, 0.01))}).verdict, "contradicted");
-  EXPECT_EQ(verdict_of(c, {arm("x", {0.1, 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3, 0.3})}).verdict, "undecided");
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.08, 10, 0.01))}).verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(verdict_of(c, {arm("x", around(0.6, 10, 0.01))}).verdict, ClaimOutcome::kContradicted);
+  EXPECT_EQ(verdict_of(c, {arm("x", {0.1, 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3, 0.3})}).verdict, ClaimOutcome::kUndecided);
   c["over"] = "length";  // at every length, Holm over them
   const ClaimVerdict flat = verdict_of(c, {arm("x", around(0.08, 10, 0.01), 0, {{"pairs", 4}, {"length", 64}}),
                                            arm("x", around(0.07, 10, 0.01), 0, {{"pairs", 4}, {"length", 128}})});
-  EXPECT_EQ(flat.verdict, "reproduced");
+  EXPECT_EQ(flat.verdict, ClaimOutcome::kReproduced);
   EXPECT_EQ(flat.comparisons.size(), 2u);
   json least = one_arm("solves", "at-least", {{"recall", 0.5}});  // the mirror: most seeds at or above 0.5
-  EXPECT_EQ(verdict_of(least, {arm("x", around(0.8, 10, 0.01))}).verdict, "reproduced");
-  EXPECT_EQ(verdict_of(least, {arm("x", around(0.1, 10, 0.01))}).verdict, "contradicted");
+  EXPECT_EQ(verdict_of(least, {arm("x", around(0.8, 10, 0.01))}).verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(verdict_of(least, {arm("x", around(0.1, 10, 0.01))}).verdict, ClaimOutcome::kContradicted);
   json two = c;
   two["b"] = {{"cell", "y"}, {"task", "mqar"}};
   EXPECT_THROW(claims({two}), UsageError);  // one side only
@@ -289,15 +295,15 @@ TEST(Verify, AllOfIsTheConjunction) {
   static ClaimSet keep;
   keep = claims({up, tie, both});
   auto v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10), planted("z", 1, 10)})});
-  EXPECT_EQ(v[0].verdict, "reproduced");
-  EXPECT_EQ(v[1].verdict, "reproduced");
-  EXPECT_EQ(v[2].verdict, "reproduced");
+  EXPECT_EQ(v[0].verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(v[1].verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kReproduced);
   v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10), planted("z", 10, 10)})});
-  EXPECT_EQ(v[1].verdict, "contradicted");
-  EXPECT_EQ(v[2].verdict, "contradicted");
+  EXPECT_EQ(v[1].verdict, ClaimOutcome::kContradicted);
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kContradicted);
   EXPECT_NE(v[2].note.find("tie: contradicted"), std::string::npos);
   v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10)})});
-  EXPECT_EQ(v[2].verdict, "not run");
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kNotRun);
   json dangling = both;
   dangling["of"] = {"up", "missing"};
   EXPECT_THROW(claims({up, tie, dangling}), UsageError);
@@ -311,7 +317,7 @@ TEST(Verify, NotRunAndSelectors) {
   json c = claim("later", "greater", {{"a", 0.9}, {"b", 0.1}});
   c["needs"] = "length 1024 (about 40 core-hours)";
   const auto v = verdict_of(c, {planted("y", 1, 10)});
-  EXPECT_EQ(v.verdict, "not run");
+  EXPECT_EQ(v.verdict, ClaimOutcome::kNotRun);
   EXPECT_NE(v.note.find("40 core-hours"), std::string::npos);
   // A side that matches two configs is bad input; train fields narrow it.
   const json loose = claim("loose", "greater", {{"a", 0.9}, {"b", 0.1}});
@@ -323,7 +329,7 @@ TEST(Verify, NotRunAndSelectors) {
   EXPECT_EQ(verdict_of(narrow, {planted("x+conv", 10, 10, 64, 0.2, "none"), planted("x+conv", 0, 10, 64, 0.2, "distance"),
                                 planted("x", 10, 10)})
                 .verdict,
-            "contradicted");
+            ClaimOutcome::kContradicted);
 }
 
 TEST(Verify, GatedClaimNotReproducedExitsOne) {
@@ -336,7 +342,7 @@ TEST(Verify, GatedClaimNotReproducedExitsOne) {
   ClaimSet ok = claims({forward}), bad = claims({reversed});
   EXPECT_EQ(verify_exit_code(verify_claims(ok, {runs(data)})), 0);
   const auto v = verify_claims(bad, {runs(data)});
-  EXPECT_EQ(v[0].verdict, "contradicted");
+  EXPECT_EQ(v[0].verdict, ClaimOutcome::kContradicted);
   EXPECT_EQ(verify_exit_code(v), 1);
 }
 
