@@ -1,6 +1,6 @@
 // The HTML report: one self-contained file (inline CSS, inline SVG charts, a few lines of inline script
 // for sorting; no network access), readable on a laptop and on a phone. Order: verdict and regressions,
-// leaderboard, recall versus pairs and length, the lock-in lottery, contrasts, learning curves, kernel
+// results by cell, recall versus pairs and length, the lock-in lottery, contrasts, learning curves, kernel
 // throughput, configuration details, context.
 #include <algorithm>
 #include <cmath>
@@ -225,7 +225,7 @@ std::string curriculum_of(const Config& c) {
                                                                                  : "none";
 }
 
-// Leaderboard column: the task with the options that vary among this task's configs (all of them when
+// A column of the results-by-cell table: the task with the options that vary among this task's configs (all of them when
 // none varies), the state budget, and the curriculum when not "none".
 std::string column_of(const Config& c, const std::vector<Config>& all) {
   std::string label = c.task;
@@ -246,7 +246,9 @@ std::string column_of(const Config& c, const std::vector<Config>& all) {
   return col;
 }
 
-std::string section_leaderboard(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
+// Results by cell: one row per cell, one column per task point. Not a ranking ("leaderboard" means `recallbench
+// leaderboard`, whose top groups are tested): the rows are in order of mean recall, a summary only.
+std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, const Config*> cell_at;
   std::set<std::string> cells;
@@ -284,10 +286,12 @@ std::string section_leaderboard(const RunSet& runs, const std::map<std::string, 
     return a.mean_recall != b.mean_recall ? a.mean_recall > b.mean_recall : a.cell < b.cell;
   });
   std::string s =
-      "<section id=\"leaderboard\"><h2>Leaderboard</h2><p class=\"note\">Per cell and task (at the state budget "
+      "<section id=\"by-cell\"><h2>Results by cell</h2><p class=\"note\">Per cell and task (at the state budget "
       "shown): the median per-seed recall (held-out accuracy at the end of training), and below it the lock-in count "
-      "k/n with its exact 95% interval (Clopper–Pearson; the bar marks the interval and the rate). Click a column "
-      "to sort.</p><div class=\"scroll\"><table id=\"leaderboard-table\" class=\"sortable lb\"><thead><tr><th>#</th>"
+      "k/n with its exact 95% interval (Clopper–Pearson; the bar marks the interval and the rate). Rows are in order "
+      "of mean recall, a summary, not a ranking: compare counts of locked-in seeds, and rank cells with "
+      "<code>recallbench leaderboard</code> (tested top groups). Click a column to sort.</p><div class=\"scroll\">"
+      "<table id=\"by-cell-table\" class=\"sortable\"><thead><tr><th>#</th>"
       "<th>cell</th><th data-col=\"2\">mean recall</th><th data-col=\"3\">mean lock-in</th>";
   for (size_t i = 0; i < columns.size(); ++i) s += fmt::format("<th data-col=\"{}\">{}</th>", i + 4, esc(columns[i]));
   s += "</tr></thead><tbody>";
@@ -699,7 +703,7 @@ std::string report_html(const ReportInput& in) {
                       runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),
                       esc(string_or(runs.context, "date", "")));
   page += section_verdict(in);
-  page += section_leaderboard(runs, verdict_of);
+  page += section_by_cell(runs, verdict_of);
   page += section_sweeps(runs, color_of);
   page += section_lottery(runs);
   page += section_contrasts(in.contrasts);

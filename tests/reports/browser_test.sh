@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML report in a real headless Chromium: loads without console messages (errors, failed loads,
-# exceptions), runs its script, shows the leaderboard and at least one chart; screenshots for a laptop
+# exceptions), runs its script, shows the results-by-cell table and at least one chart; screenshots for a laptop
 # and a phone go to ARTIFACTS (CI uploads them). A planted page with a console error must be caught, so
 # the check itself is live.
 # With --history, the history trend page instead (a simulated 30-commit history with a lock-in drop at commit 17,
@@ -32,19 +32,19 @@ chrome() {  # chrome LOG ARGS...: one headless run, console output on LOG
     --enable-logging=stderr --v=0 "$@" 2>"$log"
 }
 
-check_page() {  # check_page NAME HTML: console clean, script ran, leaderboard and a chart in the DOM
+check_page() {  # check_page NAME HTML: console clean, script ran, results by cell and a chart in the DOM
   local name=$1 html=$2
   chrome "$tmp/$name.log" --dump-dom "file://$html" >"$tmp/$name.dom" || { echo "FAIL: chromium on $name"; fail=1; return; }
   if grep -q ":CONSOLE" "$tmp/$name.log"; then
     echo "FAIL: $name: console messages:"; grep ":CONSOLE" "$tmp/$name.log"; fail=1
   fi
   grep -q 'data-report-ready="[0-9]' "$tmp/$name.dom" || { echo "FAIL: $name: the page script did not run"; fail=1; }
-  grep -q 'id="leaderboard-table"' "$tmp/$name.dom" || { echo "FAIL: $name: no leaderboard"; fail=1; }
-  grep -q '<tbody><tr><td>1</td>' "$tmp/$name.dom" || { echo "FAIL: $name: the leaderboard has no rows"; fail=1; }
+  grep -q 'id="by-cell-table"' "$tmp/$name.dom" || { echo "FAIL: $name: no results-by-cell table"; fail=1; }
+  grep -q '<tbody><tr><td>1</td>' "$tmp/$name.dom" || { echo "FAIL: $name: the results-by-cell table has no rows"; fail=1; }
   local charts
   charts=$(grep -o '<svg class="chart' "$tmp/$name.dom" | wc -l)
   [ "$charts" -ge 1 ] || { echo "FAIL: $name: no chart"; fail=1; }
-  echo "ok: $name loads in Chromium without console messages; leaderboard and $charts charts"
+  echo "ok: $name loads in Chromium without console messages; results by cell and $charts charts"
 }
 
 screenshot() {  # screenshot HTML PNG WIDTH HEIGHT

@@ -687,7 +687,7 @@ TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
   EXPECT_EQ(doc.at("bench").size(), 1u);
 
   const std::string html = report_html(in);
-  for (const char* needle : {"<!doctype html>", "id=\"verdict\"", "Verdict: regression", "id=\"leaderboard-table\"",
+  for (const char* needle : {"<!doctype html>", "id=\"verdict\"", "Verdict: regression", "id=\"by-cell-table\"",
                              "id=\"sweeps\"", "recall vs pairs", "id=\"lottery\"", "id=\"curves\"", "id=\"kernels\"",
                              "BM_linear_attn_ref/64", "diag&lt;script&gt;", "name=\"viewport\""})
     EXPECT_NE(html.find(needle), std::string::npos) << needle;
@@ -695,7 +695,7 @@ TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
   // Self-contained: no external resource of any kind (the only URL is the SVG namespace).
   for (const char* forbidden : {"src=\"http", "href=\"http", "@import", "url(http", "<link "})
     EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
-  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"leaderboard\""));  // verdict first
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"by-cell\""));  // verdict first
 
   const std::string md = report_markdown(in);
   EXPECT_NE(md.find("## recallbench: regression"), std::string::npos) << md;
