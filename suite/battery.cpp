@@ -1,5 +1,5 @@
-// Batteries: parsing and validating battery documents, and the presets (written in the same JSON a
-// battery file uses, so `recallbench plan --battery NAME --battery-json` prints a file to start from).
+// Batteries: parsing and validating battery documents (files, and the presets of suite/presets/, registered
+// by battery_presets.cpp), loading one by preset name or path.
 #include "suite/battery.h"
 
 #include <algorithm>
@@ -266,13 +266,27 @@ void read_seeds(const json& j, const std::string& where, Battery& b) {
   if (distinct.size() != b.seeds.size()) fail(where, "seeds", "distinct seeds", seeds);
 }
 
-// Recipes (default: one), then the tasks' references to recipes and cells.
+// The shared recipe `name` (suite/presets/recipes.json) where a battery's recipes[i] names one.
+BatteryRecipe shared_recipe(const std::string& name, const std::string& where, const std::string& field) {
+  const SharedRecipeEntry* shared = SharedRecipeRegistry::instance().find(name);
+  if (shared == nullptr)
+    throw UsageError(where + ": field '" + field + "': '" + name + "' is not a shared recipe",
+                     "shared recipes (suite/presets/recipes.json): " + SharedRecipeRegistry::instance().joined_names() +
+                         "; or write the recipe out as an object");
+  return recipe_from_json(shared->recipe, where, field + " (shared recipe '" + name + "')");
+}
+
+// Recipes (default: one; each an object or a shared recipe's name), then the tasks' references to recipes and
+// cells.
 void read_recipes(const json& j, const std::string& where, Battery& b) {
   if (j.contains("recipes")) {
     const json& r = j["recipes"];
     if (!r.is_array() || r.empty()) fail(where, "recipes", "a non-empty list of recipes", r);
     for (size_t i = 0; i < r.size(); ++i) {
-      auto recipe = recipe_from_json(r[i], where, "recipes[" + std::to_string(i) + "]");
+      const std::string field = "recipes[" + std::to_string(i) + "]";
+      if (!r[i].is_object() && !r[i].is_string()) fail(where, field, "a recipe object or a shared recipe's name", r[i]);
+      auto recipe = r[i].is_string() ? shared_recipe(r[i].get<std::string>(), where, field)
+                                     : recipe_from_json(r[i], where, field);
       for (const auto& other : b.recipes)
         if (other.name == recipe.name)
           throw UsageError(where + ": field 'recipes[" + std::to_string(i) + "].name': recipe '" + recipe.name +
@@ -375,352 +389,6 @@ json Battery::to_json() const {
   j["contrasts"] = contrasts;
   return j;
 }
-
-namespace {
-
-Battery preset(const char* text) {
-  const json j = json::parse(text);
-  return Battery::from_json(j, "preset " + j.value("name", std::string("?")));
-}
-
-// The conv knob for linear attention on MQAR at the size the design's prototype measured (the original
-// default battery; kept for comparison with early results).
-const char* const kFirst = R"JSON({
-  "schema_version": 1, "name": "first",
-  "description": "conv on/off for linear attention on MQAR (8 pairs, length 64), 3 seeds each",
-  "cells": ["diag", "diag+conv"], "seeds": "0-2",
-  "tasks": [{"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 256}}],
-  "contrasts": ["conv"]
-})JSON";
-
-// CI on every commit, designed for power (issue 16) from a 12-seed pilot on this 2-core VM. Every config
-// that learns locks in well inside the budget, so the gate's log-rank test sees slower learning long before
-// the lock-in count moves: steps to lock in (seeds 0-9) diag+conv 250-650, rank1+conv 200-400,
-// diag+decay+conv 300-650 with 1 of 10 (1 of 12 in the pilot) never locking in (the config nearest the edge
-// of the lottery). The cells without conv sit at 0/n and can only improve, so one of them is kept (rank1,
-// for the conv contrast), not three. 10 seeds: 10/10 vs 0/10 is p = 1.1e-5 two-sided, and with 4 configs x 3
-// tests (Holm, alpha 0.05) the smallest changes detected with 80% power are (exact Fisher power; slowdown of
-// every seed's lock-in step, exact log-rank test simulated from the baseline's seeds, as the report prints):
-// diag+conv lock-in 1.00 -> 0.23 or x1.7 slower; rank1+conv 1.00 -> 0.23 or x1.4; diag+decay+conv
-// 0.90 -> 0.13 or x2.2. Cost: the gate's run took 187-249 s wall with 2 workers (339-444 core-seconds) in 4
-// seed-shifted A/A replicates, 412 s in a fifth while a build loaded the machine (the 12-seed pilot, on a
-// busier machine: 624 core-seconds for seeds 0-9; rank1, never stopping early, is ~40% of it). Threshold 0.9: learned seeds plateau at 0.92-0.97 at this
-// size while the cells without conv stay near 0.27, so 0.99 would split the lottery on the plateau's noise.
-const char* const kSmoke = R"JSON({
-  "schema_version": 1, "name": "smoke",
-  "description": "CI gate: diag+conv, rank1+conv, diag+decay+conv, rank1 on MQAR (4 pairs, length 32), 10 seeds; conv, transition, decay contrasts",
-  "cells": ["diag+conv", "rank1+conv", "diag+decay+conv", "rank1"],
-  "reference": "diag+conv",
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [{"name": "mqar", "options": {"pairs": 4, "length": 32, "vocab": 64}}],
-  "recipes": [{"name": "smoke", "steps": 1000, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}],
-  "contrasts": ["conv", "transition", "decay", "reference"]
-})JSON";
-
-// Nightly or cluster: every registered cell across MQAR sizes and lengths, plus haystack and s5.
-const char* const kStandard = R"JSON({
-  "schema_version": 1, "name": "standard",
-  "description": "all cells x MQAR pairs 4..64 x lengths 64..512, haystack, s5; 10 seeds (hours; nightly/cluster)",
-  "cells": "all",
-  "reference": "attention",
-  "model": {"d_model": 64, "layers": 2, "mlp": true},
-  "state_budget": 4096,
-  "seeds": "0-9",
-  "tasks": [
-    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [4, 8, 16, 32, 64], "length": [256, 512]}},
-    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [4, 8, 16], "length": [64, 128]}},
-    {"name": "haystack", "grid": {"length": [256, 1024]}},
-    {"name": "s5"}
-  ],
-  "recipes": [{"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3}],
-  "contrasts": ["conv", "transition", "decay", "reference"]
-})JSON";
-
-// The seed paper's experiments as far as this suite expresses them: the conv, transition and decay knobs
-// at matched state across MQAR difficulty, the attention upper anchor, state-tracking (s5) and collision
-// guardrails, and curriculum versus none on the hard end.
-const char* const kPaper = R"JSON({
-  "schema_version": 1, "name": "paper",
-  "description": "the seed paper's knob study: all cells at matched state (4096) on MQAR/collision/s5 with and without a curriculum; 10 seeds",
-  "cells": "all",
-  "reference": "attention",
-  "model": {"d_model": 64, "layers": 2, "mlp": true},
-  "state_budget": 4096,
-  "seeds": "0-9",
-  "tasks": [
-    {"name": "mqar", "options": {"vocab": 256}, "grid": {"pairs": [8, 16, 32, 64], "length": [256, 512]}},
-    {"name": "collision"},
-    {"name": "s5"}
-  ],
-  "recipes": [
-    {"name": "default", "steps": 4000, "batch": 64, "lr": 3e-3},
-    {"name": "curriculum", "steps": 4000, "batch": 64, "lr": 3e-3, "curriculum": "distance"}
-  ],
-  "contrasts": ["conv", "transition", "decay", "curriculum", "reference"]
-})JSON";
-
-// The seeds' curriculum claim on haystack (issue 3): a conv-armed gated delta rule, 4 pairs hidden in
-// 256 tokens, trained with and without the distance curriculum on the same steps and seeds. Vocabulary
-// 64 so that the 31 key tokens fit the 64-dimensional keys (at 256, 127 keys do not: every run sat at
-// chance in pilots). Measured on the 2-core VM: ~5.5 minutes of one core per run; about 35 minutes wall.
-const char* const kHaystackCurriculum = R"JSON({
-  "schema_version": 1, "name": "haystack-curriculum",
-  "description": "distance curriculum vs none on haystack (4 pairs, length 256, vocab 64), rank1+decay+conv, 6 seeds",
-  "cells": ["rank1+decay+conv"],
-  "seeds": "0-5",
-  "tasks": [{"name": "haystack", "options": {"pairs": 4, "length": 256, "vocab": 64}}],
-  "recipes": [
-    {"name": "none", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256},
-    {"name": "distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256,
-     "curriculum": "distance"}
-  ],
-  "contrasts": ["curriculum"]
-})JSON";
-
-// The leaderboard (issue 15): every registered cell on five task points that separate the cells across the
-// range the seeds describe, at one matched state budget (1024 numbers per layer at width 32: the
-// fixed-state cells' own size), 10 seeds per config, lock-in threshold 0.9. Designed from pilots on this
-// 2-core VM (2 seeds per config; /work/pilot in the closing note of issue 15):
-//  - tiny MQAR (2 pairs, length 16, vocabulary 32) on a 6000-step schedule at batch 64: the fairness row
-//    for attention, whose induction circuit forms late and abruptly (issue 8: stuck at 1/K for 1000+
-//    steps, then a jump). Pilot: attention locked in at step 1350 here, and stayed at 0.28-0.30 after
-//    6000 steps of batch 32 at 4 pairs/length 32 and after 1500-3000 steps at 8 pairs/length 64, so
-//    harder MQAR rows would measure the schedule, not the cell. Cells that lock in stop early.
-//  - MQAR 8 pairs, length 64, vocabulary 64, 1500 steps of batch 32: diag+conv and rank1+conv lock in at
-//    steps 300-650, attention, swa, baseconv, mamba2 and the unarmed cells sit at 0.03-0.17.
-//  - haystack (4 pairs among distractors, length 64, vocabulary 64) with the distance curriculum: the seeds'
-//    interference task and their lever.
-//  - collision (two-token keys, 4 pairs, length 32, vocabulary 64), two layers: armed cells lock in at
-//    450-950 steps, the rest at 0.23-0.25 (mamba2 0.71 on one seed).
-//  - S_3 state tracking at length 16 (the guardrail; S_5 and S_3 at length 32 stayed below 0.4 for every
-//    cell at this width).
-// One cell's row is at most 50 runs. Measured on this 2-core VM with 2 workers (docs/leaderboard.md), rows
-// from scratch: rank1 829 s wall (0.46 core-hours, the slowest), attention 804 s, rank1+decay 744 s,
-// diag+decay 722 s, diag+decay+conv 711 s, diag 675 s, mamba2 647 s, swa 614 s, rank1+conv 469 s,
-// baseconv 435 s, diag+conv 409 s; the cells that never lock in on tiny MQAR
-// run its 6000 steps in 50-75 s a run. The TorchScript example cell (2.8x the native step time) is in
-// docs/leaderboard.md. The estimate `list batteries` prints (<= 10.2 core-hours for
-// 12 cells) is an upper bound: runs that lock in stop early.
-const char* const kLeaderboard = R"JSON({
-  "schema_version": 1, "name": "leaderboard",
-  "description": "every cell at state 1024 (width 32) on tiny MQAR (6000-step schedule), MQAR 8 pairs, haystack with the distance curriculum, collision, S_3; 10 seeds",
-  "cells": "all",
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [
-    {"name": "mqar", "options": {"pairs": 2, "length": 16, "vocab": 32}, "recipes": ["long"]},
-    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64}, "recipes": ["lb"]},
-    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb-distance"]},
-    {"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}, "recipes": ["lb"]},
-    {"name": "s5", "options": {"elements": 3, "length": 16}, "recipes": ["lb"]}
-  ],
-  "recipes": [
-    {"name": "long", "steps": 6000, "batch": 64, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
-    {"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
-    {"name": "lb-distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256,
-     "curriculum": "distance"}
-  ],
-  "contrasts": ["conv", "transition", "decay"]
-})JSON";
-
-// The seed preprint's claims (ci/claims/seed-claims.json, issue 17) at this machine's scale: width 32, state
-// 1024, 10 seeds, the leaderboard's recipes (so the configs both batteries share, MQAR 8 pairs and
-// collision, have the same run keys and one results directory serves both). Each task entry runs only
-// the cells its claims compare. Collision with one layer is the preset seed-claims-1layer.
-// Sized from the leaderboard pilots (2 seeds a config, 1500 steps of batch 32): MQAR 8 pairs/length 64
-// separates the conv knob (diag+conv, rank1+conv lock in at steps 300-650; unarmed cells and mamba2 stay
-// at recall 0.03-0.17); collision 4 pairs/length 32 is solved by the armed cells (450-950 steps); a 4-pair
-// haystack at length 64 with the distance curriculum brought rank1+conv to 0.87 (length 128 and 256 cost
-// 2x and 5x per run, so the curriculum claim runs at 64); S_3 at lengths 8 and 16 stays below lock-in for
-// every cell (recall 0.29-0.69), so state tracking is compared on recall. Unarmed 16-pair MQAR and the
-// haystack rows run the full 1500 steps (40-100 s a run here), the armed MQAR rows stop early.
-// Measured: the 170 runs took 4757 s wall with 2 workers (2.6 core-hours, builds sharing the machine);
-// seed-claims-1layer 37 s. Verdicts: docs/claims.md.
-const char* const kSeedClaims = R"JSON({
-  "schema_version": 1, "name": "seed-claims",
-  "description": "the seed preprint's claims at width 32, state 1024, 10 seeds (with seed-claims-1layer; verify --claims ci/claims/seed-claims.json)",
-  "cells": ["diag", "diag+conv", "rank1", "rank1+conv", "mamba2", "rank1+decay+conv"],
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [
-    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64}, "recipes": ["lb"],
-     "cells": ["diag", "diag+conv", "rank1", "rank1+conv", "mamba2"]},
-    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64, "supervision": "dense"}, "recipes": ["lb"],
-     "cells": ["rank1"]},
-    {"name": "mqar", "options": {"pairs": 8, "length": 64, "vocab": 64, "query_first": true}, "recipes": ["lb"],
-     "cells": ["rank1+conv"]},
-    {"name": "mqar", "options": {"pairs": 16, "length": 64, "vocab": 64}, "recipes": ["lb"], "cells": ["diag", "rank1"]},
-    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb", "lb-distance"],
-     "cells": ["rank1+decay+conv"]},
-    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64}, "recipes": ["lb"], "cells": ["rank1+conv"]},
-    {"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}, "recipes": ["lb"], "cells": ["diag+conv"]},
-    {"name": "s5", "options": {"elements": 3}, "grid": {"length": [8, 16]}, "recipes": ["lb"], "cells": ["rank1", "rank1+conv"]}
-  ],
-  "recipes": [
-    {"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
-    {"name": "lb-distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256,
-     "curriculum": "distance"}
-  ],
-  "contrasts": ["conv", "transition", "curriculum"]
-})JSON";
-
-// The one-layer arm of the seeds' collision claim ("collision-key retrieval needs two layers").
-const char* const kSeedClaims1Layer = R"JSON({
-  "schema_version": 1, "name": "seed-claims-1layer",
-  "description": "collision with one layer: the other arm of the seeds' two-layer claim (with seed-claims)",
-  "cells": ["diag+conv"],
-  "model": {"d_model": 32, "layers": 1, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [{"name": "collision", "options": {"pairs": 4, "length": 32, "vocab": 64}}],
-  "recipes": [{"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}]
-})JSON";
-
-// Settings where the seed preprint's claims can be told apart (issue 27; docs/claims.md has the table
-// "the preprint's setting | ours | why"), at the seed-claims scale and recipes, so configs both presets
-// share have one run key. Pilots (2 seeds a config, this VM): MQAR 16 pairs puts both armed cells in the
-// lottery (rank1+conv 2/2, diag+conv 1/2 locked in), with random filler dense and sparse labels differ
-// (sparse 1/2, dense 0/2 with best recall 0.73), the query preview on haystack with the distance
-// curriculum locks in 1/2 (best 0.53 on the other); Mamba-2 learns MQAR at this width only with 2-4 pairs
-// (recall 0.52-0.54 at 2 pairs, 0.24-0.66 at 4; at 8 pairs 0.04-0.17 with lr 1e-3 over 3000 steps, lr
-// 1e-2, or 8 heads), so its comparisons run there; the 4-pair MQAR rows and the longer haystack give the
-// load and length axes. Measured cost: docs/claims.md.
-const char* const kSeedClaimsFair = R"JSON({
-  "schema_version": 1, "name": "seed-claims-fair",
-  "description": "the seed preprint's claims where the arms can differ: MQAR 16 pairs (margin, dense vs sparse on random filler), query-first on haystack, load and length axes; width 32, state 1024, 10 seeds",
-  "cells": ["diag+conv", "rank1+conv", "rank1+decay+conv", "mamba2", "rank1"],
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [
-    {"name": "mqar", "options": {"vocab": 64, "length": 64}, "grid": {"pairs": [4, 16]}, "recipes": ["lb"],
-     "cells": ["diag+conv", "rank1+conv"]},
-    {"name": "mqar", "options": {"pairs": 16, "length": 64, "vocab": 64, "filler": "random"},
-     "grid": {"supervision": ["sparse", "dense"]}, "recipes": ["lb"], "cells": ["rank1+conv"]},
-    {"name": "haystack", "options": {"pairs": 4, "length": 64, "vocab": 64, "query_first": true}, "recipes": ["lb-distance"],
-     "cells": ["rank1+decay+conv"]},
-    {"name": "haystack", "options": {"pairs": 4, "vocab": 64}, "grid": {"length": [64, 128]}, "recipes": ["lb"],
-     "cells": ["diag+conv"]},
-    {"name": "haystack", "options": {"pairs": 4, "length": 128, "vocab": 64}, "recipes": ["lb"], "cells": ["rank1+conv"]},
-    {"name": "mqar", "options": {"length": 64, "vocab": 64}, "grid": {"pairs": [2, 4]}, "recipes": ["lb"],
-     "cells": ["mamba2", "rank1"]},
-    {"name": "mqar", "options": {"pairs": 2, "length": 64, "vocab": 64}, "recipes": ["lb"], "cells": ["rank1+conv"]}
-  ],
-  "recipes": [
-    {"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256},
-    {"name": "lb-distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256,
-     "curriculum": "distance"}
-  ],
-  "contrasts": ["conv", "transition"]
-})JSON";
-
-// The preprint's two curriculum claims at length 256 and 512 (issue 27), at the seed-claims scale (width 32,
-// state 1024, threshold 0.9): haystack with 4 pairs and vocabulary 64 (the haystack-curriculum preset's
-// point) for the conv-armed gated delta rule, trained with the uniform distance curriculum (4 stages)
-// against the ramp (32 stages), and at 512 the ramp against the ramp gated on measured accuracy.
-// Measured cost: docs/claims.md (the 256 preset was run here, sharded in two; the 512 one was not).
-const char* const kClaimsRamp256 = R"JSON({
-  "schema_version": 1, "name": "claims-ramp-256",
-  "description": "shaped ramp vs the uniform distance curriculum on haystack (4 pairs, length 256, vocab 64), rank1+decay+conv at width 32, 8 seeds",
-  "cells": ["rank1+decay+conv"],
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-7",
-  "tasks": [{"name": "haystack", "options": {"pairs": 4, "length": 256, "vocab": 64}}],
-  "recipes": [
-    {"name": "distance", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256,
-     "curriculum": "distance"},
-    {"name": "ramp", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256,
-     "curriculum": "ramp"}
-  ],
-  "contrasts": ["curriculum"]
-})JSON";
-
-// The transition claim at 32 pairs ("+0.32 at 32 pairs"): the unarmed delta rule against its diagonal
-// ablation where 32 pairs fit (length 128) and at the width where the state can hold them (d_model 64,
-// state 4096 = 64 x 64). Costed, not run (docs/claims.md).
-const char* const kClaims32Pairs = R"JSON({
-  "schema_version": 1, "name": "claims-32-pairs",
-  "description": "rank1 vs diag on MQAR 32 pairs, length 128, vocab 128, width 64 at state 4096, 10 seeds",
-  "cells": ["rank1", "diag"],
-  "model": {"d_model": 64, "layers": 2, "mlp": true},
-  "state_budget": 4096,
-  "threshold": 0.9,
-  "seeds": "0-9",
-  "tasks": [{"name": "mqar", "options": {"pairs": 32, "length": 128, "vocab": 128}}],
-  "recipes": [{"name": "lb", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_examples": 256}],
-  "contrasts": ["transition"]
-})JSON";
-
-const char* const kClaimsGated512 = R"JSON({
-  "schema_version": 1, "name": "claims-gated-512",
-  "description": "the ramp vs the ramp gated on measured accuracy on haystack (4 pairs, length 512, vocab 64), rank1+decay+conv at width 32, 6 seeds",
-  "cells": ["rank1+decay+conv"],
-  "model": {"d_model": 32, "layers": 2, "mlp": true},
-  "state_budget": 1024,
-  "threshold": 0.9,
-  "seeds": "0-5",
-  "tasks": [{"name": "haystack", "options": {"pairs": 4, "length": 512, "vocab": 64}}],
-  "recipes": [
-    {"name": "ramp", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256,
-     "curriculum": "ramp"},
-    {"name": "gated", "steps": 1500, "batch": 32, "lr": 3e-3, "eval_every": 100, "eval_examples": 256,
-     "curriculum": "gated"}
-  ],
-  "contrasts": ["curriculum"]
-})JSON";
-
-}  // namespace
-
-RB_REGISTER(BatteryRegistry, leaderboard,
-            BatteryEntry{"leaderboard",
-                         "every cell, 5 task points at state 1024, 10 seeds: ci/leaderboard rows; a row from scratch "
-                         "(50 runs) measured 6.8-13.8 min wall with 2 workers (11 cells, docs/leaderboard.md)",
-                         [] { return preset(kLeaderboard); }});
-RB_REGISTER(BatteryRegistry, seed_claims,
-            BatteryEntry{"seed-claims", "the seed preprint's claims at width 32 (ci/claims/seed-claims.json)",
-                         [] { return preset(kSeedClaims); }});
-RB_REGISTER(BatteryRegistry, seed_claims_1layer,
-            BatteryEntry{"seed-claims-1layer", "collision with one layer: the other arm of the two-layer claim",
-                         [] { return preset(kSeedClaims1Layer); }});
-RB_REGISTER(BatteryRegistry, haystack_curriculum,
-            BatteryEntry{"haystack-curriculum",
-                         "distance curriculum vs none on haystack (4 pairs, L 256), rank1+decay+conv, 6 seeds",
-                         [] { return preset(kHaystackCurriculum); }});
-RB_REGISTER(BatteryRegistry, seed_claims_fair,
-            BatteryEntry{"seed-claims-fair", "the preprint's claims where the arms can differ (ci/claims/seed-claims.json)",
-                         [] { return preset(kSeedClaimsFair); }});
-RB_REGISTER(BatteryRegistry, claims_ramp_256,
-            BatteryEntry{"claims-ramp-256", "the shaped-ramp claim at length 256 (ci/claims/seed-claims.json), 16 runs",
-                         [] { return preset(kClaimsRamp256); }});
-RB_REGISTER(BatteryRegistry, claims_32_pairs,
-            BatteryEntry{"claims-32-pairs", "the transition claim at 32 pairs (ci/claims/seed-claims.json), 20 runs",
-                         [] { return preset(kClaims32Pairs); }});
-RB_REGISTER(BatteryRegistry, claims_gated_512,
-            BatteryEntry{"claims-gated-512", "the gated-ramp claim at length 512 (ci/claims/seed-claims.json), 12 runs",
-                         [] { return preset(kClaimsGated512); }});
-RB_REGISTER(BatteryRegistry, first,
-            BatteryEntry{"first", "conv on/off for linear attention on MQAR (8 pairs, length 64), 3 seeds",
-                         [] { return preset(kFirst); }});
-RB_REGISTER(BatteryRegistry, smoke,
-            BatteryEntry{"smoke", "CI gate: 4 cells on MQAR (4 pairs, length 32), 10 seeds; lock-in, recall, time to lock-in",
-                         [] { return preset(kSmoke); }});
-RB_REGISTER(BatteryRegistry, standard,
-            BatteryEntry{"standard", "all cells x MQAR 4..64 pairs x lengths 64..512, haystack, s5; 10 seeds",
-                         [] { return preset(kStandard); }});
-RB_REGISTER(BatteryRegistry, paper,
-            BatteryEntry{"paper", "the seed paper's knob study at matched state, with and without curriculum",
-                         [] { return preset(kPaper); }});
-
 Battery load_battery(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   const bool looks_like_file = name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";

@@ -1,6 +1,6 @@
-// Batteries: named sets of runs, as data. A battery is a preset compiled in (battery.cpp, written in the
-// same JSON as a file) or a JSON file; the planner (planner.h) expands it into resolved RunSpecs with
-// stable keys and the list of contrasts the statistics test.
+// Batteries: named sets of runs, as data. A battery is a preset (suite/presets/NAME.json, in the same JSON as
+// a file, embedded at build time: battery_presets.h) or a JSON file; the planner (planner.h) expands it into
+// resolved RunSpecs with stable keys and the list of contrasts the statistics test.
 //
 // Schema (version 1; suite/battery_schema.md has the full reference and an example):
 //
@@ -21,7 +21,8 @@
 //        "cells": ["diag", "rank1"]}                             the cells it runs (optional; all)
 //     ],                                                        the grid is the cross product
 //     "recipes": [                                optional; default one recipe "default" (TrainSpec defaults)
-//       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...}
+//       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...},
+//       "lb"                                      a shared recipe by name (suite/presets/recipes.json)
 //     ],
 //     "contrasts": ["conv", "transition", "decay", "curriculum", "reference"]   optional
 //   }
@@ -98,6 +99,15 @@ struct BatteryEntry {
 };
 
 using BatteryRegistry = Registry<BatteryEntry>;
+
+// A training recipe defined once and named from any battery's `recipes` list ("recipes": ["lb"]), so that the
+// batteries using it share its runs' keys. The shared recipes are suite/presets/recipes.json's.
+struct SharedRecipeEntry {
+  std::string name;
+  nlohmann::json recipe;  // the recipe object, as a battery's `recipes` list writes it (validated where used)
+};
+
+using SharedRecipeRegistry = Registry<SharedRecipeEntry>;
 
 // The battery `ci/main` and `recallbench run` without --battery/--cell use.
 inline constexpr const char* kDefaultBattery = "smoke";
