@@ -257,9 +257,7 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
   for (auto& draw : draws)
     for (auto& i : draw) i = pick(rng);
   // Lock-in is only seen at an evaluation: a slowed seed locks in at the next one.
-  const double grid = baseline.train.contains("eval_every") && baseline.train.at("eval_every").is_number()
-                          ? std::max(1.0, baseline.train.at("eval_every").get<double>())
-                          : 1.0;
+  const double grid = std::max(1.0, baseline.eval_every());
   const auto reaches = [&](double factor) {
     int64_t flagged = 0;
     for (const auto& draw : draws) {

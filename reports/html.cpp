@@ -220,11 +220,6 @@ std::string section_verdict(const ReportInput& in) {
   return s + "</section>";
 }
 
-std::string curriculum_of(const Config& c) {
-  return c.train.contains("curriculum") && c.train.at("curriculum").is_string() ? c.train.at("curriculum").get<std::string>()
-                                                                                 : "none";
-}
-
 // A column of the results-by-cell table: the task with the options that vary among this task's configs (all of them when
 // none varies), the state budget, and the curriculum when not "none".
 std::string column_of(const Config& c, const std::vector<Config>& all) {
@@ -241,7 +236,7 @@ std::string column_of(const Config& c, const std::vector<Config>& all) {
   }
   if (label == c.task) label = every;
   std::string col = label + " · budget " + (c.state_budget > 0 ? std::to_string(c.state_budget) : "default");
-  const std::string cur = curriculum_of(c);
+  const std::string cur = c.curriculum();
   if (cur != "none") col += " · " + cur;
   return col;
 }
@@ -578,7 +573,7 @@ std::string section_configs(const RunSet& runs) {
         (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
         c.capacity_bits, c.capacity_bits,
         sm.floor_bits_per_number, c.parameters, c.parameters, c.step_budget(),
-        c.train.contains("lr") ? c.train.at("lr").dump() : "?", esc(curriculum_of(c)), sm.failed);
+        c.learning_rate_text(), esc(c.curriculum()), sm.failed);
   }
   return s + "</tbody></table></div></section>";
 }
@@ -697,7 +692,7 @@ std::string report_html(const ReportInput& in) {
   std::map<std::string, Verdict> verdict_of;
   if (in.comparison)
     for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = cc.verdict;
-  const std::string commit = string_or(runs.context, "git_commit", "unknown");
+  const std::string commit = commit_of(runs.context);
   std::string page = "<header><h1>" + esc(in.title) + "</h1>";
   page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",
                       runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),

@@ -21,18 +21,8 @@ const char* const kHint = "record rows with `recallbench leaderboard --add DIR` 
 
 std::string label_of(const Config& c) {
   std::string label = c.task_label();
-  const std::string curriculum =
-      c.train.is_object() && c.train.contains("curriculum") && c.train.at("curriculum").is_string()
-          ? c.train.at("curriculum").get<std::string>()
-          : "none";
-  if (curriculum != "none") label += " · curriculum " + curriculum;
+  if (const std::string curriculum = c.curriculum(); curriculum != "none") label += " · curriculum " + curriculum;
   return label;
-}
-
-std::string commit_of(const json& context) {
-  return context.is_object() && context.contains("git_commit") && context.at("git_commit").is_string()
-             ? context.at("git_commit").get<std::string>()
-             : "unknown";
 }
 
 }  // namespace

@@ -53,12 +53,6 @@ std::string md_escape(const std::string& s) {
   return out;
 }
 
-std::string short_commit(const json& context) {
-  if (!context.is_object() || !context.contains("git_commit") || !context.at("git_commit").is_string()) return "unknown";
-  const std::string c = context.at("git_commit").get<std::string>();
-  return c.size() > 12 ? c.substr(0, 12) : c;
-}
-
 }  // namespace
 
 std::string report_verdict(const ReportInput& in) {
@@ -106,12 +100,12 @@ std::string report_markdown(const ReportInput& in) {
   }
   md += "## recallbench: " + verdict + "\n\n" + headline + "\n\n";
   md += fmt::format("Results: `{}` ({} runs in {} configs, commit {})", in.runs->source, in.runs->run_count,
-                    in.runs->configs.size(), short_commit(in.runs->context));
+                    in.runs->configs.size(), commit_of(in.runs->context, 12));
   if (in.comparison) {
     const Comparison& c = *in.comparison;
     md += fmt::format(" · baseline: `{}` (commit {}) · {}, alpha {}, minimum effect {:.0f} points "
                       "lock-in, {:.2f} recall or {:.0f}% slower lock-in",
-                      in.baseline_path, short_commit(c.baseline_context), md_escape(gate_rule_text(c)),
+                      in.baseline_path, commit_of(c.baseline_context, 12), md_escape(gate_rule_text(c)),
                       c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
                       100 * c.options.min_slowdown);
   }

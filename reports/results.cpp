@@ -143,12 +143,23 @@ std::string Config::task_label() const {
   return label;
 }
 
-int64_t Config::step_budget() const { return integer_or(train, "steps", 0); }
+int64_t Config::step_budget() const { return train.is_object() ? integer_or(train, "steps", 0) : 0; }
 
 double Config::threshold() const {
-  return train.is_object() && train.contains("threshold") && train.at("threshold").is_number()
-             ? train.at("threshold").get<double>()
-             : 0.99;  // RunSpec's default (suite/spec.h)
+  return train.is_object() ? number_or(train, "threshold", kDefaultThreshold) : kDefaultThreshold;
+}
+
+std::string Config::curriculum() const { return string_or(train, "curriculum", "none"); }
+
+double Config::eval_every() const { return train.is_object() ? number_or(train, "eval_every", 0.0) : 0.0; }
+
+std::string Config::learning_rate_text() const {
+  return train.is_object() && train.contains("lr") ? train.at("lr").dump() : "?";
+}
+
+std::string commit_of(const json& context, size_t digits) {
+  const std::string commit = string_or(context, "git_commit", "unknown");
+  return digits > 0 && commit.size() > digits ? commit.substr(0, digits) : commit;
 }
 
 double Config::task_number(const std::string& option) const {

@@ -66,11 +66,26 @@ struct Config {
   std::string task_label() const;
   // A task option as a number (e.g. "pairs"); NaN when absent or not a number.
   double task_number(const std::string& option) const;
-  // The step budget of the recipe (train.steps): where a seed that never locked in is censored.
+
+  // The recipe's fields, typed: every reader goes through these, never through `train` itself. A field that is
+  // absent or of another type reads as its default (documents older than the field, configs built by hand).
+  // The step budget (train.steps; 0): where a seed that never locked in is censored.
   int64_t step_budget() const;
-  // The lock-in threshold of the recipe (train.threshold; the trainer's default 0.99 when absent).
+  // The lock-in threshold (train.threshold; kDefaultThreshold, the trainer's default).
   double threshold() const;
+  // The curriculum (train.curriculum; "none").
+  std::string curriculum() const;
+  // Steps between evaluations (train.eval_every; 0 when unknown): lock-in is only seen at an evaluation.
+  double eval_every() const;
+  // The learning rate as the recipe writes it (train.lr; "?" when absent), for pages.
+  std::string learning_rate_text() const;
+
+  static constexpr double kDefaultThreshold = 0.99;  // RunSpec's default (suite/spec.h)
 };
+
+// The git commit a document's context names (context.git_commit), "unknown" when it names none; with `digits`
+// > 0, at most that many leading characters (the 12 of a short hash).
+std::string commit_of(const json& context, size_t digits = 0);
 
 // Two configurations of one battery that differ in one knob (e.g. conv on/off).
 struct ContrastSpec {
