@@ -120,6 +120,107 @@ std::string ClaimSide::describe() const {
   return cell + " on " + task + describe_json(task_options) + describe_json(model) + describe_json(train);
 }
 
+namespace {
+
+// An all-of claim's parts (`of`), which must name claims (checked once the whole file is read).
+void read_all_of(Claim& c, const json& j, const std::string& w) {
+  for (const char* f : {"a", "b", "over", "effect", "direction"})
+    if (j.contains(f)) throw UsageError(w + ": an all-of claim has no field '" + f + "'", kHint);
+  const json of = require_field<json>(j, "of", w);
+  if (!of.is_array() || of.empty()) throw UsageError(w + ": field 'of' must be a non-empty array of claim ids", kHint);
+  for (const auto& id : of) {
+    if (!id.is_string()) throw UsageError(w + ": field 'of' must hold claim ids (strings)", kHint);
+    c.of.push_back(id.get<std::string>());
+  }
+  c.direction = "all";
+}
+
+// The claimed effect, by statistic: Fisher's two rates, Mann–Whitney's shift, a one-arm claim's bound.
+void read_effect(Claim& c, const json& effect, const std::string& w, bool one_arm) {
+  if (c.statistic == "fisher") {
+    c.effect_a = require_field<double>(effect, "a", w + ": effect");
+    c.effect_b = require_field<double>(effect, "b", w + ": effect");
+    if (!(c.effect_a >= 0 && c.effect_a <= 1 && c.effect_b >= 0 && c.effect_b <= 1) || c.effect_a == c.effect_b)
+      throw UsageError(w + ": field 'effect': rates a and b must be distinct, in [0, 1]", kHint);
+    const bool up = c.effect_a > c.effect_b;
+    if ((c.direction == "greater" && !up) || ((c.direction == "less" || c.direction == "not-less") && up))
+      throw UsageError(w + ": field 'effect': the rates must point the way the power is computed (greater: a > b; "
+                           "less and not-less: a < b, the smallest loss that matters)",
+                       kHint);
+  } else if (c.statistic == "mann-whitney") {
+    c.shift = require_field<double>(effect, "shift", w + ": effect");
+    if (!(c.shift > 0 && c.shift <= 1)) throw UsageError(w + ": field 'effect.shift' must be in (0, 1]", kHint);
+  } else if (one_arm) {
+    const char* field = c.statistic == "lottery" ? "middle" : "recall";  // at-most, at-least: a recall level
+    c.bound = require_field<double>(effect, field, w + ": effect");
+    if (!(c.bound > 0 && c.bound < 1)) throw UsageError(w + ": field 'effect." + field + "' must be in (0, 1)", kHint);
+  } else {
+    throw UsageError(w + ": field 'statistic': got '" + c.statistic +
+                         "', expected fisher, mann-whitney, lottery, at-most, at-least or all-of",
+                     kHint);
+  }
+}
+
+// The direction, the sidedness of the test and the recall floor.
+void read_test(Claim& c, const json& j, const std::string& w, bool one_arm) {
+  if (one_arm && j.contains("direction"))
+    throw UsageError(w + ": a " + c.statistic + " claim has no direction (it states a bound)", kHint);
+  if (!one_arm && c.direction != "greater" && c.direction != "less" && c.direction != "none" && c.direction != "not-less")
+    throw UsageError(w + ": field 'direction': got '" + c.direction + "', expected greater, less, none or not-less",
+                     kHint);
+  c.sided = j.value("sided", 1);
+  if (one_arm && j.contains("sided")) throw UsageError(w + ": field 'sided' is for two-arm claims", kHint);
+  if (c.sided != 1 && c.sided != 2) throw UsageError(w + ": field 'sided' must be 1 or 2", kHint);
+  if (c.sided == 2 && c.direction != "greater" && c.direction != "less")
+    throw UsageError(w + ": field 'sided': a two-sided test is for a directional claim (greater or less)", kHint);
+  c.floor = j.value("floor", -1.0);
+  if (j.contains("floor") && !(c.floor >= 0 && c.floor <= 1))
+    throw UsageError(w + ": field 'floor' must be a recall in [0, 1]", kHint);
+}
+
+// One claim; `w` names it in messages ("FILE: claims[3]", then "FILE: claim 'ID'" once its id is read).
+void read_claim(Claim& c, const json& j, std::string& w, const std::string& where) {
+  if (!j.is_object()) throw UsageError(w + ": expected an object");
+  check_fields(j, w, {"id", "claim", "source", "preset", "a", "b", "over", "statistic", "direction", "effect",
+                      "alpha", "sided", "floor", "gate", "needs", "note", "of"});
+  c.id = require_field<std::string>(j, "id", w);
+  w = fmt::format("{}: claim '{}'", where, c.id);
+  c.quote = require_field<std::string>(j, "claim", w);
+  c.source = j.value("source", "");
+  c.preset = j.value("preset", "");
+  c.statistic = require_field<std::string>(j, "statistic", w);
+  c.alpha = j.value("alpha", 0.05);
+  c.gate = j.value("gate", false);
+  c.needs = j.value("needs", "");
+  if (!(c.alpha > 0 && c.alpha < 1)) throw UsageError(w + ": field 'alpha' must be in (0, 1)", kHint);
+  if (c.statistic == "all-of") return read_all_of(c, j, w);
+  const bool one_arm = c.statistic == "lottery" || c.statistic == "at-most" || c.statistic == "at-least";
+  if (j.contains("of")) throw UsageError(w + ": field 'of' is for all-of claims", kHint);
+  c.a = side_from_json(require_field<json>(j, "a", w), w + ": a");
+  if (one_arm && j.contains("b")) throw UsageError(w + ": a " + c.statistic + " claim has one side, a", kHint);
+  if (!one_arm) c.b = side_from_json(require_field<json>(j, "b", w), w + ": b");
+  c.over = j.value("over", "");
+  c.direction = one_arm ? "one-arm" : require_field<std::string>(j, "direction", w);
+  read_effect(c, require_field<json>(j, "effect", w), w, one_arm);
+  read_test(c, j, w, one_arm);
+}
+
+// Every all-of claim names claims of this file, none of them all-of claims themselves.
+void check_all_of_parts(const ClaimSet& set, const std::string& where) {
+  for (const Claim& c : set.claims)
+    for (const std::string& id : c.of) {
+      const auto part = std::find_if(set.claims.begin(), set.claims.end(), [&](const Claim& x) { return x.id == id; });
+      if (part == set.claims.end())
+        throw UsageError(where + ": claim '" + c.id + "': field 'of' names '" + id + "', which is not a claim here", kHint);
+      if (part->statistic == "all-of")
+        throw UsageError(where + ": claim '" + c.id + "': field 'of' names the all-of claim '" + id +
+                             "' (name its parts instead)",
+                         kHint);
+    }
+}
+
+}  // namespace
+
 ClaimSet claims_from_json(const json& doc, const std::string& where) {
   if (kind_of(doc) != "recallbench.claims")
     throw UsageError(where + ": got no 'recallbench.claims' document", kHint);
@@ -134,93 +235,13 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
   set.source = where;
   std::set<std::string> ids;
   for (size_t i = 0; i < claims.size(); ++i) {
-    const json& j = claims[i];
     std::string w = fmt::format("{}: claims[{}]", where, i);
     Claim c;
-    with_json_errors(w, [&] {
-      if (!j.is_object()) throw UsageError(w + ": expected an object");
-      check_fields(j, w, {"id", "claim", "source", "preset", "a", "b", "over", "statistic", "direction", "effect",
-                          "alpha", "sided", "floor", "gate", "needs", "note", "of"});
-      c.id = require_field<std::string>(j, "id", w);
-      w = fmt::format("{}: claim '{}'", where, c.id);
-      c.quote = require_field<std::string>(j, "claim", w);
-      c.source = j.value("source", "");
-      c.preset = j.value("preset", "");
-      c.statistic = require_field<std::string>(j, "statistic", w);
-      c.alpha = j.value("alpha", 0.05);
-      c.gate = j.value("gate", false);
-      c.needs = j.value("needs", "");
-      if (!(c.alpha > 0 && c.alpha < 1)) throw UsageError(w + ": field 'alpha' must be in (0, 1)", kHint);
-      const bool one_arm = c.statistic == "lottery" || c.statistic == "at-most" || c.statistic == "at-least";
-      if (c.statistic == "all-of") {
-        for (const char* f : {"a", "b", "over", "effect", "direction"})
-          if (j.contains(f)) throw UsageError(w + ": an all-of claim has no field '" + f + "'", kHint);
-        const json of = require_field<json>(j, "of", w);
-        if (!of.is_array() || of.empty()) throw UsageError(w + ": field 'of' must be a non-empty array of claim ids", kHint);
-        for (const auto& id : of) {
-          if (!id.is_string()) throw UsageError(w + ": field 'of' must hold claim ids (strings)", kHint);
-          c.of.push_back(id.get<std::string>());
-        }
-        c.direction = "all";
-        return;
-      }
-      if (j.contains("of")) throw UsageError(w + ": field 'of' is for all-of claims", kHint);
-      c.a = side_from_json(require_field<json>(j, "a", w), w + ": a");
-      if (one_arm && j.contains("b")) throw UsageError(w + ": a " + c.statistic + " claim has one side, a", kHint);
-      if (!one_arm) c.b = side_from_json(require_field<json>(j, "b", w), w + ": b");
-      c.over = j.value("over", "");
-      c.direction = one_arm ? "one-arm" : require_field<std::string>(j, "direction", w);
-      const json effect = require_field<json>(j, "effect", w);
-      if (c.statistic == "fisher") {
-        c.effect_a = require_field<double>(effect, "a", w + ": effect");
-        c.effect_b = require_field<double>(effect, "b", w + ": effect");
-        if (!(c.effect_a >= 0 && c.effect_a <= 1 && c.effect_b >= 0 && c.effect_b <= 1) || c.effect_a == c.effect_b)
-          throw UsageError(w + ": field 'effect': rates a and b must be distinct, in [0, 1]", kHint);
-        const bool up = c.effect_a > c.effect_b;
-        if ((c.direction == "greater" && !up) || ((c.direction == "less" || c.direction == "not-less") && up))
-          throw UsageError(w + ": field 'effect': the rates must point the way the power is computed (greater: a > b; "
-                               "less and not-less: a < b, the smallest loss that matters)",
-                           kHint);
-      } else if (c.statistic == "mann-whitney") {
-        c.shift = require_field<double>(effect, "shift", w + ": effect");
-        if (!(c.shift > 0 && c.shift <= 1)) throw UsageError(w + ": field 'effect.shift' must be in (0, 1]", kHint);
-      } else if (one_arm) {
-        const char* field = c.statistic == "lottery" ? "middle" : "recall";  // at-most, at-least: a recall level
-        c.bound = require_field<double>(effect, field, w + ": effect");
-        if (!(c.bound > 0 && c.bound < 1))
-          throw UsageError(w + ": field 'effect." + field + "' must be in (0, 1)", kHint);
-      } else {
-        throw UsageError(w + ": field 'statistic': got '" + c.statistic +
-                             "', expected fisher, mann-whitney, lottery, at-most, at-least or all-of",
-                         kHint);
-      }
-      if (one_arm && j.contains("direction"))
-        throw UsageError(w + ": a " + c.statistic + " claim has no direction (it states a bound)", kHint);
-      if (!one_arm && c.direction != "greater" && c.direction != "less" && c.direction != "none" && c.direction != "not-less")
-        throw UsageError(w + ": field 'direction': got '" + c.direction + "', expected greater, less, none or not-less",
-                         kHint);
-      c.sided = j.value("sided", 1);
-      if (one_arm && j.contains("sided")) throw UsageError(w + ": field 'sided' is for two-arm claims", kHint);
-      if (c.sided != 1 && c.sided != 2) throw UsageError(w + ": field 'sided' must be 1 or 2", kHint);
-      if (c.sided == 2 && c.direction != "greater" && c.direction != "less")
-        throw UsageError(w + ": field 'sided': a two-sided test is for a directional claim (greater or less)", kHint);
-      c.floor = j.value("floor", -1.0);
-      if (j.contains("floor") && !(c.floor >= 0 && c.floor <= 1))
-        throw UsageError(w + ": field 'floor' must be a recall in [0, 1]", kHint);
-    });
+    with_json_errors(w, [&] { read_claim(c, claims[i], w, where); });
     if (!ids.insert(c.id).second) throw UsageError(w + ": id '" + c.id + "' appears twice", kHint);
     set.claims.push_back(std::move(c));
   }
-  for (const Claim& c : set.claims)
-    for (const std::string& id : c.of) {
-      const auto part = std::find_if(set.claims.begin(), set.claims.end(), [&](const Claim& x) { return x.id == id; });
-      if (part == set.claims.end())
-        throw UsageError(where + ": claim '" + c.id + "': field 'of' names '" + id + "', which is not a claim here", kHint);
-      if (part->statistic == "all-of")
-        throw UsageError(where + ": claim '" + c.id + "': field 'of' names the all-of claim '" + id +
-                             "' (name its parts instead)",
-                         kHint);
-    }
+  check_all_of_parts(set, where);
   return set;
 }
 

@@ -679,7 +679,9 @@ void plan_more_seeds(ConfigComparison& cc, const GateOptions& o) {
 
 }  // namespace
 
-Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
+namespace {
+
+void check_gate_options(const GateOptions& o) {
   RB_CHECK_INPUT(o.alpha > 0.0 && o.alpha < 1.0, fmt::format("alpha got {}, expected a value in (0, 1)", o.alpha));
   RB_CHECK_INPUT(o.min_lockin_drop >= 0.0 && o.min_lockin_drop <= 1.0,
                  fmt::format("minimum lock-in effect got {}, expected a fraction in [0, 1]", o.min_lockin_drop));
@@ -692,22 +694,12 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
                              o.stage_seeds, o.max_stages));
   RB_CHECK_INPUT(o.futility_p > 0.0 && o.futility_p <= 1.0,
                  fmt::format("futility p got {}, expected a value in (0, 1]", o.futility_p));
-  check_comparable(baseline, current);
-  Comparison cmp;
-  cmp.options = o;
-  match(cmp, baseline, current);
+}
 
-  // A config whose model changed is not tested (unless allowed): its numbers belong to another model.
-  std::vector<ConfigComparison*> tested;
-  for (auto& cc : cmp.configs) {
-    measure(cc);
-    if (!cc.data_checked) ++cmp.data_unchecked;
-    if (!identity_verdict(cc, o)) tested.push_back(&cc);
-  }
-
-  // The three unpaired tests per config: the gate's family under the unpaired rule, the secondary family
-  // (shown, not gated) under the paired rule. Drops and rises are separate families, each adjusted over
-  // every test in it.
+// The three unpaired tests per config: the gate's family under the unpaired rule, the secondary family
+// (shown, not gated) under the paired rule. Drops and rises are separate families, each adjusted over
+// every test in it. Returns the tests in the drop family.
+int64_t adjust_unpaired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
   std::vector<double> drops, rises;
   for (const auto* cc : tested) {
     drops.insert(drops.end(), {cc->p_lockin_drop, cc->p_recall_drop, cc->p_slower});
@@ -724,32 +716,31 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     cc.p_recall_rise_adj = rises_adj[3 * i + 1];
     cc.p_faster_adj = rises_adj[3 * i + 2];
   }
-  if (o.rule == GateOptions::Rule::kUnpaired) {
-    cmp.tests = static_cast<int64_t>(drops.size());
-    for (auto* cc : tested) judge(*cc, o, cmp.tests);
-  } else {
-    // One primary test per config, alone in its family; each sequential test stops at alpha / configs.
-    cmp.tests = static_cast<int64_t>(tested.size());
-    const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
-    std::vector<double> primary, primary_rise;
-    for (auto* cc : tested) {
-      primary_test(*cc, o, level);
-      primary.push_back(cc->p_primary);
-      primary_rise.push_back(cc->p_primary_rise);
-    }
-    const auto primary_adj = stats::p_adjust(primary, o.adjust);
-    const auto primary_rise_adj = stats::p_adjust(primary_rise, o.adjust);
-    for (size_t i = 0; i < tested.size(); ++i) {
-      tested[i]->p_primary_adj = primary_adj[i];
-      tested[i]->p_primary_rise_adj = primary_rise_adj[i];
-      tested[i]->level_needed = level;
-      judge_primary(*tested[i], o);
-    }
-  }
+  return static_cast<int64_t>(drops.size());
+}
+
+// The paired rule: one primary test per config, alone in its family; each sequential test stops at
+// alpha / configs. Judges every tested config.
+void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
+  const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
+  std::vector<double> primary, primary_rise;
   for (auto* cc : tested) {
-    if (cc->verdict == Verdict::kInconclusive && !(cc->paired && cc->primary_open)) plan_more_seeds(*cc, o);
-    if (o.power_analysis) cc->detectable = detectable_effect(*cc->baseline, cc->n_cur, cc->level_needed, o);
+    primary_test(*cc, o, level);
+    primary.push_back(cc->p_primary);
+    primary_rise.push_back(cc->p_primary_rise);
   }
+  const auto primary_adj = stats::p_adjust(primary, o.adjust);
+  const auto primary_rise_adj = stats::p_adjust(primary_rise, o.adjust);
+  for (size_t i = 0; i < tested.size(); ++i) {
+    tested[i]->p_primary_adj = primary_adj[i];
+    tested[i]->p_primary_rise_adj = primary_rise_adj[i];
+    tested[i]->level_needed = level;
+    judge_primary(*tested[i], o);
+  }
+}
+
+// The verdict counts and the worst verdict; the configs by severity.
+void tally_verdicts(Comparison& cmp) {
   // The counters in Verdict order (by severity).
   int64_t* const count_of[] = {&cmp.unchanged,    &cmp.improvements, &cmp.inconclusive,  &cmp.regressions,
                                &cmp.data_changed, &cmp.data_changed, &cmp.model_changed, &cmp.data_changed};
@@ -760,6 +751,37 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
   std::stable_sort(cmp.configs.begin(), cmp.configs.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
     return severity(a.verdict) > severity(b.verdict);
   });
+}
+
+}  // namespace
+
+Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
+  check_gate_options(o);
+  check_comparable(baseline, current);
+  Comparison cmp;
+  cmp.options = o;
+  match(cmp, baseline, current);
+
+  // A config whose model changed is not tested (unless allowed): its numbers belong to another model.
+  std::vector<ConfigComparison*> tested;
+  for (auto& cc : cmp.configs) {
+    measure(cc);
+    if (!cc.data_checked) ++cmp.data_unchecked;
+    if (!identity_verdict(cc, o)) tested.push_back(&cc);
+  }
+  const int64_t unpaired_tests = adjust_unpaired(tested, o);
+  if (o.rule == GateOptions::Rule::kUnpaired) {
+    cmp.tests = unpaired_tests;
+    for (auto* cc : tested) judge(*cc, o, cmp.tests);
+  } else {
+    cmp.tests = static_cast<int64_t>(tested.size());
+    decide_paired(tested, o);
+  }
+  for (auto* cc : tested) {
+    if (cc->verdict == Verdict::kInconclusive && !(cc->paired && cc->primary_open)) plan_more_seeds(*cc, o);
+    if (o.power_analysis) cc->detectable = detectable_effect(*cc->baseline, cc->n_cur, cc->level_needed, o);
+  }
+  tally_verdicts(cmp);
   return cmp;
 }
 

@@ -87,82 +87,91 @@ json report_json(const ReportInput& in) {
           {"claims", in.claims}};
 }
 
-std::string report_markdown(const ReportInput& in) {
-  RB_ASSERT(in.runs != nullptr, "report needs results");
-  std::string md;
+namespace {
+
+// "## recallbench: VERDICT", the counts, and what was compared with what under which rule.
+std::string md_header(const ReportInput& in) {
   const std::string verdict = report_verdict(in);
-  std::string headline;
-  if (in.comparison) {
-    const Comparison& c = *in.comparison;
-    headline = fmt::format("**{}**: {} compared configs{}", verdict, verdict_counts(c), data_unchecked_note(c));
-  } else {
-    headline = "**no baseline**: results only, nothing was gated";
-  }
-  md += "## recallbench: " + verdict + "\n\n" + headline + "\n\n";
+  const Comparison* c = in.comparison;
+  std::string md = "## recallbench: " + verdict + "\n\n" +
+                   (c ? fmt::format("**{}**: {} compared configs{}", verdict, verdict_counts(*c), data_unchecked_note(*c))
+                      : std::string("**no baseline**: results only, nothing was gated")) +
+                   "\n\n";
   md += fmt::format("Results: `{}` ({} runs in {} configs, commit {})", in.runs->source, in.runs->run_count,
                     in.runs->configs.size(), commit_of(in.runs->context, 12));
-  if (in.comparison) {
-    const Comparison& c = *in.comparison;
+  if (c)
     md += fmt::format(" · baseline: `{}` (commit {}) · {}, alpha {}, minimum effect {:.0f} points "
                       "lock-in, {:.2f} recall or {:.0f}% slower lock-in",
-                      in.baseline_path, commit_of(c.baseline_context, 12), md_escape(gate_rule_text(c)),
-                      c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop,
-                      100 * c.options.min_slowdown);
+                      in.baseline_path, commit_of(c->baseline_context, 12), md_escape(gate_rule_text(*c)),
+                      c->options.alpha, 100 * c->options.min_lockin_drop, c->options.min_recall_drop,
+                      100 * c->options.min_slowdown);
+  return md + "\n\n";
+}
+
+// The title of a verdict's list in the summary.
+const char* md_verdict_title(Verdict v) {
+  switch (v) {
+    case Verdict::kSeedsNotIndependent: return "Seeds not independent (not compared; a bug to fix)";
+    case Verdict::kModelChanged: return "Model changed (not compared; re-record the baseline after review)";
+    case Verdict::kTaskChanged: return "Task changed (not compared; re-record the baseline after review)";
+    case Verdict::kDataStreamChanged: return "Data stream changed (not compared; re-record the baseline after review)";
+    case Verdict::kRegression: return "Regressions";
+    case Verdict::kInconclusive: return "Inconclusive";
+    case Verdict::kImprovement: return "Improvements";
+    case Verdict::kNoChange: return "No change";
   }
-  md += "\n\n";
-  if (in.comparison) {
-    for (Verdict v : {Verdict::kSeedsNotIndependent, Verdict::kModelChanged, Verdict::kTaskChanged,
-                      Verdict::kDataStreamChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
-      std::string section;
-      for (const auto& cc : in.comparison->configs) {
-        if (cc.verdict != v) continue;
-        section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
-      }
-      if (!section.empty()) {
-        const char* title = v == Verdict::kSeedsNotIndependent ? "Seeds not independent (not compared; a bug to fix)"
-                            : v == Verdict::kModelChanged ? "Model changed (not compared; re-record the baseline after review)"
-                            : v == Verdict::kTaskChanged  ? "Task changed (not compared; re-record the baseline after review)"
-                            : v == Verdict::kDataStreamChanged
-                                ? "Data stream changed (not compared; re-record the baseline after review)"
-                            : v == Verdict::kRegression   ? "Regressions"
-                            : v == Verdict::kInconclusive ? "Inconclusive"
-                                                          : "Improvements";
-        md += fmt::format("### {}\n\n{}\n", title, section);
-      }
-    }
-    std::string power;
-    for (const auto& cc : in.comparison->configs) {
-      if (cc.detectable.draws == 0 && std::isnan(cc.detectable.lock_in_to)) continue;
-      const auto& d = cc.detectable;
-      power += fmt::format("| {} | {} | {}/{} | {} | {} |\n", md_escape(cc.current->cell),
-                           md_escape(cc.current->task_label()), cc.k_base, cc.n_base,
-                           std::isnan(d.lock_in_to) ? std::string("none")
-                                                    : fmt::format("{:.2f} → {:.2f}", d.lock_in_from, d.lock_in_to),
-                           std::isnan(d.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", d.slowdown));
-    }
-    if (!power.empty())
-      md += fmt::format("### What this gate detects with power {:.0f}%\n\nPer config, at {} seeds now, tested alone at "
-                        "alpha / tests: the lock-in drop (exact Fisher power) and the slowdown of every seed's lock-in "
-                        "(exact log-rank test, simulated from the baseline's seeds).\n\n| cell | task | baseline "
-                        "lock-in | lock-in drop detected | slowdown detected |\n|---|---|---|---|---|\n{}\n",
-                        100 * in.comparison->options.target_power, in.comparison->configs.front().n_cur, power);
-    if (!in.comparison->missing_in_current.empty()) {
-      md += "### In the baseline, missing from these results\n\n";
-      for (const auto& k : in.comparison->missing_in_current) md += "- `" + k + "`\n";
-      md += "\n";
-    }
-    if (!in.comparison->missing_in_baseline.empty()) {
-      md += "### New (not in the baseline, not gated)\n\n";
-      for (const auto& k : in.comparison->missing_in_baseline) md += "- `" + k + "`\n";
-      md += "\n";
-    }
+  return "";
+}
+
+// One list per verdict other than no change, the most severe first: each config's key and reason.
+std::string md_verdict_lists(const Comparison& c) {
+  std::string md;
+  for (Verdict v : {Verdict::kSeedsNotIndependent, Verdict::kModelChanged, Verdict::kTaskChanged,
+                    Verdict::kDataStreamChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
+    std::string section;
+    for (const auto& cc : c.configs)
+      if (cc.verdict == v) section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
+    if (!section.empty()) md += fmt::format("### {}\n\n{}\n", md_verdict_title(v), section);
   }
-  std::map<std::string, std::string> verdict_of;
-  if (in.comparison)
-    for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
-  md += "### Configs\n\n| cell | task | lock-in | 95% CI | median recall | steps to lock in | state (budget) | floor bits |"
-        " verdict |\n|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& c : in.runs->configs) {
+  return md;
+}
+
+// What the gate detects per config (GateOptions::power_analysis), "" without the analysis.
+std::string md_power_table(const Comparison& c) {
+  std::string rows;
+  for (const auto& cc : c.configs) {
+    const auto& d = cc.detectable;
+    if (d.draws == 0 && std::isnan(d.lock_in_to)) continue;
+    rows += fmt::format("| {} | {} | {}/{} | {} | {} |\n", md_escape(cc.current->cell),
+                        md_escape(cc.current->task_label()), cc.k_base, cc.n_base,
+                        std::isnan(d.lock_in_to) ? std::string("none")
+                                                 : fmt::format("{:.2f} → {:.2f}", d.lock_in_from, d.lock_in_to),
+                        std::isnan(d.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", d.slowdown));
+  }
+  if (rows.empty()) return "";
+  return fmt::format("### What this gate detects with power {:.0f}%\n\nPer config, at {} seeds now, tested alone at "
+                     "alpha / tests: the lock-in drop (exact Fisher power) and the slowdown of every seed's lock-in "
+                     "(exact log-rank test, simulated from the baseline's seeds).\n\n| cell | task | baseline "
+                     "lock-in | lock-in drop detected | slowdown detected |\n|---|---|---|---|---|\n{}\n",
+                     100 * c.options.target_power, c.configs.front().n_cur, rows);
+}
+
+// A titled list of config keys, "" when there are none.
+std::string md_key_list(const std::string& title, const std::vector<std::string>& keys) {
+  if (keys.empty()) return "";
+  std::string md = "### " + title + "\n\n";
+  for (const auto& k : keys) md += "- `" + k + "`\n";
+  return md + "\n";
+}
+
+// Every config: lock-in with its interval, recall, steps, state against the budget, the gate's verdict.
+std::string md_configs_table(const RunSet& runs, const Comparison* comparison) {
+  std::map<std::string, Verdict> verdict_of;
+  if (comparison)
+    for (const auto& cc : comparison->configs) verdict_of[cc.key] = cc.verdict;
+  std::string md = "### Configs\n\n| cell | task | lock-in | 95% CI | median recall | steps to lock in | state (budget) "
+                   "| floor bits | verdict |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : runs.configs) {
     const auto s = summarize(c);
     const auto it = verdict_of.find(c.key);
     md += fmt::format("| {} | {} | {}/{} | {:.2f}–{:.2f} | {:.3f} | {} | {} ({}) | {:.0f} | {} |\n", md_escape(c.cell),
@@ -170,21 +179,36 @@ std::string report_markdown(const ReportInput& in) {
                       s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–", c.state_size,
                       (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
                           over_budget(c.state_size, c.state_budget),
-                      c.capacity_bits,
-                      it == verdict_of.end() ? "–" : it->second);
+                      c.capacity_bits, it == verdict_of.end() ? "–" : verdict_name(it->second));
   }
-  md += "\n";
-  std::string contrasts;
-  for (const auto& r : in.contrasts) {
-    if (r.missing) continue;
-    contrasts += fmt::format("| {} | {}/{} vs {}/{} | {:+.2f} | {:.3g} | {:.3g}{} |\n", md_escape(r.spec.name), r.k_a,
-                             r.n_a, r.k_b, r.n_b, r.rate_diff, r.p, r.p_adj, r.significant ? " (significant)" : "");
+  return md + "\n";
+}
+
+// The tested contrasts, "" when none was tested.
+std::string md_contrasts(const std::vector<ContrastResult>& contrasts) {
+  std::string rows;
+  for (const auto& r : contrasts)
+    if (!r.missing)
+      rows += fmt::format("| {} | {}/{} vs {}/{} | {:+.2f} | {:.3g} | {:.3g}{} |\n", md_escape(r.spec.name), r.k_a,
+                          r.n_a, r.k_b, r.n_b, r.rate_diff, r.p, r.p_adj, r.significant ? " (significant)" : "");
+  if (rows.empty()) return "";
+  return fmt::format("### Contrasts (two-sided Fisher on lock-in counts, {0} across the battery)\n\n| contrast | "
+                     "lock-in | rate diff | p | p ({0}) |\n|---|---|---|---|---|\n",
+                     contrasts.front().adjust) +
+         rows + "\n";
+}
+
+}  // namespace
+
+std::string report_markdown(const ReportInput& in) {
+  RB_ASSERT(in.runs != nullptr, "report needs results");
+  std::string md = md_header(in);
+  if (const Comparison* c = in.comparison) {
+    md += md_verdict_lists(*c) + md_power_table(*c);
+    md += md_key_list("In the baseline, missing from these results", c->missing_in_current);
+    md += md_key_list("New (not in the baseline, not gated)", c->missing_in_baseline);
   }
-  if (!contrasts.empty())
-    md += fmt::format("### Contrasts (two-sided Fisher on lock-in counts, {0} across the battery)\n\n| contrast | "
-                      "lock-in | rate diff | p | p ({0}) |\n|---|---|---|---|---|\n",
-                      in.contrasts.front().adjust) +
-          contrasts + "\n";
+  md += md_configs_table(*in.runs, in.comparison) + md_contrasts(in.contrasts);
   if (!in.claims_markdown.empty()) md += "### Claims (recallbench verify)\n\n" + in.claims_markdown + "\n";
   return md;
 }

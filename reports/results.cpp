@@ -433,6 +433,64 @@ Config config_from_json(const json& j, const std::string& where) {
 
 namespace {
 
+// One stored seed outcome of the config at `where`, whose recipe is `train` (a locked-in seed must have reached its
+// threshold); `seen` holds the seeds read before it.
+SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& where, const json& train,
+                      std::set<int64_t>& seen) {
+  if (!sj.is_object()) throw UsageError(w + ": expected an object");
+  SeedOutcome s;
+  s.seed = require_field<int64_t>(sj, "seed", w);
+  if (!seen.insert(s.seed).second) throw UsageError(fmt::format("{}: seed {} appears twice", where, s.seed));
+  s.status = sj.value("status", "ok");
+  s.message = sj.value("message", "");
+  s.locked_in = require_field<bool>(sj, "locked_in", w);
+  s.final_accuracy = require_field<double>(sj, "final_accuracy", w);
+  if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
+    throw UsageError(fmt::format("{}: final_accuracy got {}, expected a number in [0, 1]", w, s.final_accuracy));
+  s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
+  s.lock_in_step = integer_or(sj, "lock_in_step", -1);
+  s.steps = integer_or(sj, "steps", 0);
+  s.train_fingerprint = string_or_null(sj, "train_fingerprint", w);
+  if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
+  if (s.locked_in != (s.lock_in_step >= 0))
+    throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,
+                                 s.locked_in, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
+  if (s.steps < 0 || (s.locked_in && s.steps > 0 && s.lock_in_step > s.steps))
+    throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
+  // A seed locks in when its held-out accuracy reaches the recipe's threshold: a locked-in seed whose best
+  // accuracy never did was edited.
+  if (s.locked_in && sj.contains("best_accuracy") && train.contains("threshold") && train.at("threshold").is_number() &&
+      s.best_accuracy < train.at("threshold").get<double>() - 1e-9)
+    throw UsageError(fmt::format("{}: locked_in is true but best_accuracy {} never reached the threshold {}: the "
+                                 "outcome contradicts itself (edited?)",
+                                 w, s.best_accuracy, train.at("threshold").get<double>()),
+                     "re-record the file from its results with recallbench");
+  s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
+  s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
+  s.curve = curve_from_json(sj.value("curve", json::array()));
+  return s;
+}
+
+// A stored summary must be the summary of the stored seeds (both are written together from the same runs).
+void check_summary(const json& j, const Config& c, const std::string& where) {
+  if (!j.contains("summary") || !j.at("summary").is_object()) return;
+  const json& sum = j.at("summary");
+  const ConfigSummary mine = summarize(c);
+  const auto stored_k =
+      sum.contains("locked_in") && sum.at("locked_in").is_number_integer() ? sum.at("locked_in").get<int64_t>() : mine.k;
+  const auto stored_n =
+      sum.contains("seeds") && sum.at("seeds").is_number_integer() ? sum.at("seeds").get<int64_t>() : mine.n;
+  double stored_median = mine.recall.median;
+  if (sum.contains("recall") && sum.at("recall").is_object() && sum.at("recall").contains("median") &&
+      sum.at("recall").at("median").is_number())
+    stored_median = sum.at("recall").at("median").get<double>();
+  if (stored_k != mine.k || stored_n != mine.n || std::fabs(stored_median - mine.recall.median) > 1e-9)
+    throw UsageError(fmt::format("{}: its summary ({} of {} locked in, median recall {:.6g}) disagrees with its per-seed "
+                                 "outcomes ({} of {}, {:.6g}): the file contradicts itself (edited?)",
+                                 where, stored_k, stored_n, stored_median, mine.k, mine.n, mine.recall.median),
+                     "re-record the file from its results with recallbench");
+}
+
 Config read_config(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError(where + ": got a JSON " + std::string(j.type_name()) + ", expected an object");
   Config c;
@@ -470,59 +528,10 @@ Config read_config(const json& j, const std::string& where) {
   if (!seeds.is_array() || seeds.empty())
     throw UsageError(where + ": field 'seeds' must be a non-empty array of per-seed outcomes");
   std::set<int64_t> seen;
-  for (size_t i = 0; i < seeds.size(); ++i) {
-    const std::string w = fmt::format("{}.seeds[{}]", where, i);
-    const json& sj = seeds[i];
-    if (!sj.is_object()) throw UsageError(w + ": expected an object");
-    SeedOutcome s;
-    s.seed = require_field<int64_t>(sj, "seed", w);
-    if (!seen.insert(s.seed).second) throw UsageError(fmt::format("{}: seed {} appears twice", where, s.seed));
-    s.status = sj.value("status", "ok");
-    s.message = sj.value("message", "");
-    s.locked_in = require_field<bool>(sj, "locked_in", w);
-    s.final_accuracy = require_field<double>(sj, "final_accuracy", w);
-    if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
-      throw UsageError(fmt::format("{}: final_accuracy got {}, expected a number in [0, 1]", w, s.final_accuracy));
-    s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
-    s.lock_in_step = integer_or(sj, "lock_in_step", -1);
-    s.steps = integer_or(sj, "steps", 0);
-    s.train_fingerprint = string_or_null(sj, "train_fingerprint", w);
-    if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
-    if (s.locked_in != (s.lock_in_step >= 0))
-      throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,
-                                   s.locked_in, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
-    if (s.steps < 0 || (s.locked_in && s.steps > 0 && s.lock_in_step > s.steps))
-      throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
-    // A seed locks in when its held-out accuracy reaches the recipe's threshold: a locked-in seed whose best
-    // accuracy never did was edited.
-    if (s.locked_in && sj.contains("best_accuracy") && c.train.contains("threshold") && c.train.at("threshold").is_number() &&
-        s.best_accuracy < c.train.at("threshold").get<double>() - 1e-9)
-      throw UsageError(fmt::format("{}: locked_in is true but best_accuracy {} never reached the threshold {}: the "
-                                   "outcome contradicts itself (edited?)",
-                                   w, s.best_accuracy, c.train.at("threshold").get<double>()),
-                       "re-record the file from its results with recallbench");
-    s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
-    s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
-    s.curve = curve_from_json(sj.value("curve", json::array()));
-    c.seeds.push_back(std::move(s));
-  }
+  for (size_t i = 0; i < seeds.size(); ++i)
+    c.seeds.push_back(read_seed(seeds[i], fmt::format("{}.seeds[{}]", where, i), where, c.train, seen));
   std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
-  // A stored summary must be the summary of the stored seeds (both are written together from the same runs).
-  if (j.contains("summary") && j.at("summary").is_object()) {
-    const json& sum = j.at("summary");
-    const ConfigSummary mine = summarize(c);
-    const auto stored_k = sum.contains("locked_in") && sum.at("locked_in").is_number_integer() ? sum.at("locked_in").get<int64_t>() : mine.k;
-    const auto stored_n = sum.contains("seeds") && sum.at("seeds").is_number_integer() ? sum.at("seeds").get<int64_t>() : mine.n;
-    double stored_median = mine.recall.median;
-    if (sum.contains("recall") && sum.at("recall").is_object() && sum.at("recall").contains("median") &&
-        sum.at("recall").at("median").is_number())
-      stored_median = sum.at("recall").at("median").get<double>();
-    if (stored_k != mine.k || stored_n != mine.n || std::fabs(stored_median - mine.recall.median) > 1e-9)
-      throw UsageError(fmt::format("{}: its summary ({} of {} locked in, median recall {:.6g}) disagrees with its per-seed "
-                                   "outcomes ({} of {}, {:.6g}): the file contradicts itself (edited?)",
-                                   where, stored_k, stored_n, stored_median, mine.k, mine.n, mine.recall.median),
-                       "re-record the file from its results with recallbench");
-  }
+  check_summary(j, c, where);
   return c;
 }
 

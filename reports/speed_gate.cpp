@@ -123,7 +123,76 @@ BenchFile read_bench_file(const std::string& path, const std::string& time_key) 
   return bench_file_from_json(read_json_file(path), path, time_key);
 }
 
-SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
+namespace {
+
+// One benchmark both files hold: the raw medians and their change, the change relative to the reference, and
+// the two-sided Mann–Whitney test on the (relative) repetitions when it is gated and has enough of them.
+BenchComparison measure_bench(const std::string& name, const std::vector<double>& base_raw,
+                              const std::vector<double>& cur_raw, const std::vector<double>& base,
+                              const std::vector<double>& cur, const SpeedGateOptions& o) {
+  BenchComparison b;
+  b.name = name;
+  b.n_base = static_cast<int64_t>(base.size());
+  b.n_cur = static_cast<int64_t>(cur.size());
+  b.median_base = median(base_raw);
+  b.median_cur = median(cur_raw);
+  b.raw_change = b.median_cur / b.median_base - 1.0;
+  b.change = median(cur) / median(base) - 1.0;
+  b.gated = name.rfind(kCeilingPrefix, 0) != 0 && name != o.reference;
+  if (b.gated && b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
+    b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
+    b.tested = true;
+  }
+  return b;
+}
+
+// The verdict and its reason from the change and the adjusted p (see speed_gate.h).
+void judge_bench(BenchComparison& b, const SpeedGateOptions& o) {
+  const bool slower = b.change > o.threshold;
+  const bool faster = b.change < -o.threshold;
+  const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
+  if (!b.gated) {
+    b.verdict = SpeedVerdict::kNoChange;
+    b.reason = fmt::format("{} ({}: shown, not gated)", pct(b.raw_change),
+                           b.name == o.reference ? "the reference" : "machine ceiling");
+  } else if (!b.tested) {
+    b.verdict = SpeedVerdict::kUnreliable;
+    b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
+                           o.min_repetitions);
+  } else if (slower && sig) {
+    b.verdict = SpeedVerdict::kRegression;
+    b.reason = fmt::format("slower by {} > {:.0f}% and significant (adjusted p = {:.3g})", pct(b.change),
+                           100 * o.threshold, b.p_adj);
+  } else if (faster && sig) {
+    b.verdict = SpeedVerdict::kImprovement;
+    b.reason = fmt::format("faster by {} and significant (adjusted p = {:.3g})", pct(b.change), b.p_adj);
+  } else if (slower) {
+    b.verdict = SpeedVerdict::kInconclusive;
+    b.reason = fmt::format("slower by {} > {:.0f}% but not significant (adjusted p = {:.3g} > {})", pct(b.change),
+                           100 * o.threshold, b.p_adj, o.alpha);
+  } else {
+    b.verdict = SpeedVerdict::kNoChange;
+    b.reason = sig ? fmt::format("significant (adjusted p = {:.3g}) but {} is within the {:.0f}% threshold", b.p_adj,
+                                 pct(b.change), 100 * o.threshold)
+                   : fmt::format("{} within the {:.0f}% threshold or not significant", pct(b.change), 100 * o.threshold);
+  }
+}
+
+// The counts of each verdict and the worst one.
+void tally_verdicts(SpeedComparison& c) {
+  for (const auto& b : c.benchmarks) {
+    switch (b.verdict) {
+      case SpeedVerdict::kRegression: ++c.regressions; break;
+      case SpeedVerdict::kImprovement: ++c.improvements; break;
+      case SpeedVerdict::kInconclusive: ++c.inconclusive; break;
+      case SpeedVerdict::kUnreliable: ++c.unreliable; break;
+      case SpeedVerdict::kNoChange: ++c.unchanged; break;
+    }
+    if (severity(b.verdict) > severity(c.verdict)) c.verdict = b.verdict;
+  }
+}
+
+void check_options(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
   RB_CHECK_INPUT(o.threshold >= 0 && std::isfinite(o.threshold),
                  "speed gate: --threshold: got " + fmt::format("{}", o.threshold) + ", expected a fraction ≥ 0 (0.1 = 10%)");
   RB_CHECK_INPUT(o.alpha > 0 && o.alpha < 1, "speed gate: --alpha: got " + fmt::format("{}", o.alpha) + ", expected 0 < alpha < 1");
@@ -132,6 +201,12 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   if (baseline.time_key != current.time_key)
     throw UsageError("speed gate: the baseline times " + baseline.time_key + " and the current file " + current.time_key +
                      ", expected the same (both runs with the same --threads)");
+}
+
+}  // namespace
+
+SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
+  check_options(baseline, current, o);
   SpeedComparison c;
   c.options = o;
   c.time_key = baseline.time_key;
@@ -151,24 +226,12 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   for (const auto& [name, base_raw] : baseline.runs) {
     auto it = current.runs.find(name);
     if (it == current.runs.end()) continue;
-    const auto& base = base_rel.runs.at(name);
-    const auto& cur = cur_rel.runs.at(name);
-    BenchComparison b;
-    b.name = name;
-    b.n_base = static_cast<int64_t>(base.size());
-    b.n_cur = static_cast<int64_t>(cur.size());
-    b.median_base = median(base_raw);
-    b.median_cur = median(it->second);
-    b.raw_change = b.median_cur / b.median_base - 1.0;
-    b.change = median(cur) / median(base) - 1.0;
-    b.gated = name.rfind(kCeilingPrefix, 0) != 0 && name != o.reference;
-    if (b.gated && b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
-      b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
-      b.tested = true;
-      pvals.push_back(b.p);
-      tested.push_back(c.benchmarks.size());
+    c.benchmarks.push_back(
+        measure_bench(name, base_raw, it->second, base_rel.runs.at(name), cur_rel.runs.at(name), o));
+    if (c.benchmarks.back().tested) {
+      pvals.push_back(c.benchmarks.back().p);
+      tested.push_back(c.benchmarks.size() - 1);
     }
-    c.benchmarks.push_back(b);
   }
   if (c.benchmarks.empty())
     throw UsageError("speed gate: the two benchmark files share no benchmark (baseline " +
@@ -177,44 +240,8 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   const auto adj = stats::p_adjust(pvals, o.adjust);
   for (size_t i = 0; i < tested.size(); ++i) c.benchmarks[tested[i]].p_adj = adj[i];
   c.tests = static_cast<int64_t>(tested.size());
-  for (auto& b : c.benchmarks) {
-    const bool slower = b.change > o.threshold;
-    const bool faster = b.change < -o.threshold;
-    const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
-    if (!b.gated) {
-      b.verdict = SpeedVerdict::kNoChange;
-      b.reason = fmt::format("{} ({}: shown, not gated)", pct(b.raw_change),
-                             b.name == o.reference ? "the reference" : "machine ceiling");
-    } else if (!b.tested) {
-      b.verdict = SpeedVerdict::kUnreliable;
-      b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
-                             o.min_repetitions);
-    } else if (slower && sig) {
-      b.verdict = SpeedVerdict::kRegression;
-      b.reason = fmt::format("slower by {} > {:.0f}% and significant (adjusted p = {:.3g})", pct(b.change),
-                             100 * o.threshold, b.p_adj);
-    } else if (faster && sig) {
-      b.verdict = SpeedVerdict::kImprovement;
-      b.reason = fmt::format("faster by {} and significant (adjusted p = {:.3g})", pct(b.change), b.p_adj);
-    } else if (slower) {
-      b.verdict = SpeedVerdict::kInconclusive;
-      b.reason = fmt::format("slower by {} > {:.0f}% but not significant (adjusted p = {:.3g} > {})", pct(b.change),
-                             100 * o.threshold, b.p_adj, o.alpha);
-    } else {
-      b.verdict = SpeedVerdict::kNoChange;
-      b.reason = sig ? fmt::format("significant (adjusted p = {:.3g}) but {} is within the {:.0f}% threshold", b.p_adj,
-                                   pct(b.change), 100 * o.threshold)
-                     : fmt::format("{} within the {:.0f}% threshold or not significant", pct(b.change), 100 * o.threshold);
-    }
-    switch (b.verdict) {
-      case SpeedVerdict::kRegression: ++c.regressions; break;
-      case SpeedVerdict::kImprovement: ++c.improvements; break;
-      case SpeedVerdict::kInconclusive: ++c.inconclusive; break;
-      case SpeedVerdict::kUnreliable: ++c.unreliable; break;
-      case SpeedVerdict::kNoChange: ++c.unchanged; break;
-    }
-    if (severity(b.verdict) > severity(c.verdict)) c.verdict = b.verdict;
-  }
+  for (auto& b : c.benchmarks) judge_bench(b, o);
+  tally_verdicts(c);
   std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(), [](const BenchComparison& x, const BenchComparison& y) {
     if (severity(x.verdict) != severity(y.verdict)) return severity(x.verdict) > severity(y.verdict);
     return x.name < y.name;
