@@ -19,17 +19,13 @@
 #include <limits>
 
 #include "cells/cell.h"
+#include "cells/sizing.h"
 #include "kernels/impl.h"
 #include "core/errors.h"
-#include "core/options.h"
 
 namespace rb {
 namespace {
 
-nlohmann::json attention_defaults() { return {{"heads", 1}, {"head_dim", 0}}; }
-nlohmann::json swa_defaults() { return {{"heads", 1}, {"head_dim", 0}, {"window", 0}}; }
-
-constexpr int64_t kDefaultWindow = 32;
 constexpr int64_t kMinBlock = 32;  // swa computes in blocks of max(window, 32) queries
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -37,27 +33,12 @@ class AttentionCell final : public Cell {
  public:
   // sliding false: full causal attention; true: sliding window (option "window", 0 = sized).
   AttentionCell(const CellConfig& cfg, bool sliding) : sliding_(sliding) {
-    const std::string name = sliding ? "swa" : "attention";
-    const std::string where = "cell " + name;
-    OptionReader r(where, cfg.options, sliding ? swa_defaults() : attention_defaults());
-    H_ = r.integer("heads");
-    RB_CHECK_INPUT(H_ >= 1, where + ": heads must be ≥ 1, got " + std::to_string(H_));
-    Dh_ = r.integer("head_dim");
-    RB_CHECK_INPUT(Dh_ >= 0, where + ": head_dim must be ≥ 0 (0 = d_model / heads), got " + std::to_string(Dh_));
-    if (Dh_ == 0) Dh_ = std::max<int64_t>(1, cfg.d_model / H_);
-    if (sliding) {
-      window_ = r.integer("window");
-      RB_CHECK_INPUT(window_ >= 0, where + ": window must be ≥ 0 (0 = sized to the budget), got " +
-                                       std::to_string(window_));
-      if (window_ == 0)
-        window_ = cfg.state_budget > 0
-                      ? std::max<int64_t>(1, std::llround(static_cast<double>(cfg.state_budget) / (2.0 * H_ * Dh_)))
-                      : kDefaultWindow;
-    } else {
-      max_length_ = cfg.max_length;
-      RB_CHECK_INPUT(max_length_ >= 1, where + ": needs the maximum sequence length (its KV cache grows with it), got " +
-                                           std::to_string(max_length_));
-    }
+    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    const CellShape shape = find_cell_sizing(sliding ? "swa" : "attention")->size(sizing_input(cfg));
+    H_ = shape.dim("heads");
+    Dh_ = shape.dim("head_dim");
+    window_ = shape.dim("window");                   // swa; 0 for attention
+    if (!sliding) max_length_ = shape.dim("max_length");
     parse_kernel_impl(cfg.impl);  // no kernel family of its own, but the same option is checked everywhere
     const int64_t D = cfg.d_model;
     qkv_proj_ = register_module("qkv_proj", torch::nn::Linear(D, 3 * H_ * Dh_));
@@ -164,16 +145,8 @@ class AttentionCell final : public Cell {
 }  // namespace
 
 RB_REGISTER(CellRegistry, attention,
-            (CellEntry{"attention",
-                       "causal softmax attention, learned positions; unbounded reference: its KV-cache state "
-                       "2·H·Dh·L grows with length (reported at max_length)",
-                       {{"family", "attention"}, {"transition", "softmax"}, {"decay", false}, {"conv", false}}, attention_defaults(),
-                       [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, false); }}));
+            cell_entry("attention", [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, false); }));
 RB_REGISTER(CellRegistry, swa,
-            (CellEntry{"swa",
-                       "sliding-window softmax attention, learned positions; fixed state 2·H·Dh·window, "
-                       "window sized to the budget",
-                       {{"family", "attention"}, {"transition", "softmax"}, {"decay", false}, {"conv", false}}, swa_defaults(),
-                       [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, true); }}));
+            cell_entry("swa", [](const CellConfig& cfg) { return std::make_shared<AttentionCell>(cfg, true); }));
 
 }  // namespace rb

@@ -8,30 +8,20 @@
 //
 // Shapes: u {B, T, D} → y {B, T, D}; convolution buffer {B, D, W−1}.
 #include "cells/cell.h"
+#include "cells/sizing.h"
 #include "kernels/impl.h"
 #include "core/errors.h"
-#include "core/options.h"
 
 namespace rb {
 namespace {
 
-nlohmann::json baseconv_defaults() { return {{"kernel_size", 0}}; }
-
-constexpr int64_t kDefaultKernel = 3;
-
 class BaseConvCell final : public Cell {
  public:
   explicit BaseConvCell(const CellConfig& cfg) {
-    OptionReader r("cell baseconv", cfg.options, baseconv_defaults());
-    W_ = r.integer("kernel_size");
-    RB_CHECK_INPUT(W_ == 0 || W_ >= 2, "cell baseconv: kernel_size must be ≥ 2 (0 = sized to the budget), got " +
-                                           std::to_string(W_));
+    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    W_ = find_cell_sizing("baseconv")->size(sizing_input(cfg)).dim("kernel_size");
     parse_kernel_impl(cfg.impl);  // UsageError for anything but auto|ref|chunked|fused
     const int64_t D = cfg.d_model;
-    if (W_ == 0)
-      W_ = cfg.state_budget > 0
-               ? 1 + std::max<int64_t>(1, std::llround(static_cast<double>(cfg.state_budget) / static_cast<double>(D)))
-               : kDefaultKernel;
     proj_ = register_module("proj", torch::nn::Linear(D, D));
     conv_ = register_module("conv", ShortConv(D, W_, /*silu=*/false, cfg.impl));
   }
@@ -62,10 +52,6 @@ class BaseConvCell final : public Cell {
 }  // namespace
 
 RB_REGISTER(CellRegistry, baseconv,
-            (CellEntry{"baseconv",
-                       "Zoology's BaseConv: causal depthwise conv(u) * Linear(u) + u; filter width sized to the "
-                       "budget",
-                       {{"family", "baseconv"}, {"transition", "conv"}, {"decay", false}, {"conv", true}}, baseconv_defaults(),
-                       [](const CellConfig& cfg) { return std::make_shared<BaseConvCell>(cfg); }}));
+            cell_entry("baseconv", [](const CellConfig& cfg) { return std::make_shared<BaseConvCell>(cfg); }));
 
 }  // namespace rb

@@ -1,6 +1,7 @@
 #include "cells/cell.h"
 
 #include "cells/catalog.h"
+#include "cells/sizing.h"
 #include "kernels/short_conv/short_conv.h"
 #include "core/errors.h"
 
@@ -16,6 +17,16 @@ std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& confi
 }
 
 std::vector<std::string> registered_cell_names() { return CellRegistry::instance().names(); }
+
+SizingInput sizing_input(const CellConfig& config) {
+  return {config.d_model, config.state_budget, config.max_length, config.options};
+}
+
+CellEntry cell_entry(const std::string& name, std::function<std::shared_ptr<Cell>(const CellConfig&)> make) {
+  const CellSizing* s = find_cell_sizing(name);
+  RB_ASSERT(s != nullptr, "cell " + name + " has no entry in cells/sizing.cpp");
+  return CellEntry{name, s->description, s->knobs, s->defaults, std::move(make)};
+}
 
 int64_t CellState::numbers_per_sequence() const {
   int64_t n = 0, batch = 0;

@@ -72,6 +72,13 @@ struct CellEntry {
 
 using CellRegistry = Registry<CellEntry>;
 
+struct SizingInput;
+// The sizing input of a cell's config (cells/sizing.h).
+SizingInput sizing_input(const CellConfig& config);
+// The registry entry of an in-tree cell whose options and sizing are in cells/sizing.cpp: its description,
+// knobs and defaults from there, `make` from the module's file.
+CellEntry cell_entry(const std::string& name, std::function<std::shared_ptr<Cell>(const CellConfig&)> make);
+
 // Builds a cell by name; unknown names or options are UsageErrors that list the valid ones. Names starting
 // with "script:" are TorchScript cells loaded from config.path (cells/script_cell.cpp).
 std::shared_ptr<Cell> make_cell(const std::string& name, const CellConfig& config);

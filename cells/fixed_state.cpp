@@ -16,17 +16,16 @@
 #include <cmath>
 
 #include "cells/cell.h"
+#include "cells/sizing.h"
 #include "kernels/delta_rule/delta_rule.h"
 #include "kernels/gla/gla.h"
 #include "kernels/impl.h"
 #include "kernels/linear_attn/linear_attn.h"
 #include "core/errors.h"
-#include "core/options.h"
 
 namespace rb {
 namespace {
 
-constexpr int64_t kConvWidth = 4;
 constexpr int64_t kGateRank = 16;         // GLA's low-rank gate projection D → 16 → H·K
 constexpr double kGateNormaliser = 16.0;  // GLA: g = logsigmoid(·) / 16, so per-step decay stays near 1
 
@@ -36,8 +35,6 @@ struct Knobs {
   bool conv = false;
   std::string name() const { return transition + (decay ? "+decay" : "") + (conv ? "+conv" : ""); }
 };
-
-nlohmann::json fixed_state_defaults() { return {{"heads", 1}, {"key_dim", 0}, {"value_dim", 0}}; }
 
 torch::Tensor l2_normalise(const torch::Tensor& x) { return x * torch::rsqrt(x.pow(2).sum(-1, true) + 1e-6); }
 
@@ -59,17 +56,11 @@ torch::Tensor transition_step(torch::Tensor& S, const torch::Tensor& q, const to
 class FixedStateCell final : public Cell {
  public:
   FixedStateCell(const Knobs& knobs, const CellConfig& cfg) : knobs_(knobs), impl_(cfg.impl) {
-    const std::string where = "cell " + knobs.name();
-    OptionReader r(where, cfg.options, fixed_state_defaults());
-    H_ = r.integer("heads");
-    RB_CHECK_INPUT(H_ >= 1, where + ": heads must be ≥ 1, got " + std::to_string(H_));
-    K_ = r.integer("key_dim");
-    V_ = r.integer("value_dim");
-    RB_CHECK_INPUT(K_ >= 0 && V_ >= 0, where + ": key_dim and value_dim must be ≥ 0 (0 = sized), got " +
-                                           std::to_string(K_) + " and " + std::to_string(V_));
-    if (K_ == 0 && V_ == 0) size_to_budget(cfg.d_model, cfg.state_budget);
-    if (V_ == 0) V_ = K_;
-    if (K_ == 0) K_ = V_;
+    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    const CellShape shape = find_cell_sizing(knobs.name())->size(sizing_input(cfg));
+    H_ = shape.dim("heads");
+    K_ = shape.dim("key_dim");
+    V_ = shape.dim("value_dim");
     parse_kernel_impl(impl_);  // UsageError for anything but auto|ref|chunked|fused
     const int64_t D = cfg.d_model;
     auto linear = [&](const char* name, int64_t in, int64_t out, bool bias) {
@@ -80,7 +71,7 @@ class FixedStateCell final : public Cell {
     v_proj_ = linear("v_proj", D, H_ * V_, false);
     o_proj_ = linear("o_proj", H_ * V_, D, false);
     norm_weight_ = register_parameter("norm_weight", torch::ones({V_}));
-    if (knobs_.conv) conv_ = register_module("conv", ShortConv(channels(), kConvWidth, /*silu=*/true, impl_));
+    if (knobs_.conv) conv_ = register_module("conv", ShortConv(channels(), shape.dim("conv_width"), /*silu=*/true, impl_));
     if (rank1()) beta_proj_ = linear("beta_proj", D, H_, true);
     if (knobs_.decay && !rank1()) {  // GLA: low-rank per-key gate
       gate_down_ = linear("gate_down", D, kGateRank, false);
@@ -181,20 +172,6 @@ class FixedStateCell final : public Cell {
   bool rank1() const { return knobs_.transition == "rank1"; }
   int64_t channels() const { return H_ * (2 * K_ + V_); }
 
-  // K = V chosen so the state (conv buffer included) is as close to the budget as possible.
-  // Without a budget: K = V = D / H.
-  void size_to_budget(int64_t d_model, int64_t budget) {
-    if (budget <= 0) {
-      K_ = V_ = std::max<int64_t>(1, d_model / H_);
-      return;
-    }
-    auto state_at = [&](int64_t d) { return H_ * d * d + (knobs_.conv ? (kConvWidth - 1) * H_ * 3 * d : 0); };
-    int64_t best = 1;
-    for (int64_t d = 1; d <= 4096; ++d)
-      if (std::llabs(state_at(d) - budget) < std::llabs(state_at(best) - budget)) best = d;
-    K_ = V_ = best;
-  }
-
   Knobs knobs_;
   std::string impl_;
   int64_t H_ = 1, K_ = 0, V_ = 0;
@@ -204,29 +181,19 @@ class FixedStateCell final : public Cell {
   ShortConv conv_{nullptr};
 };
 
-CellEntry fixed_state_entry(const Knobs& knobs, const std::string& description) {
-  return CellEntry{knobs.name(), description,
-                   {{"family", "fixed_state"}, {"transition", knobs.transition}, {"decay", knobs.decay}, {"conv", knobs.conv}},
-                   fixed_state_defaults(),
-                   [knobs](const CellConfig& cfg) { return std::make_shared<FixedStateCell>(knobs, cfg); }};
+CellEntry fixed_state_entry(const Knobs& knobs) {
+  return cell_entry(knobs.name(), [knobs](const CellConfig& cfg) { return std::make_shared<FixedStateCell>(knobs, cfg); });
 }
 
 }  // namespace
 
-RB_REGISTER(CellRegistry, diag, fixed_state_entry({"diag", false, false}, "linear attention (no decay, no conv)"));
-RB_REGISTER(CellRegistry, diag_conv,
-            fixed_state_entry({"diag", false, true}, "linear attention with a width-4 short causal conv"));
-RB_REGISTER(CellRegistry, diag_decay,
-            fixed_state_entry({"diag", true, false}, "GLA: linear attention with data-dependent per-key decay"));
-RB_REGISTER(CellRegistry, diag_decay_conv,
-            fixed_state_entry({"diag", true, true}, "GLA with a width-4 short causal conv"));
-RB_REGISTER(CellRegistry, rank1,
-            fixed_state_entry({"rank1", false, false}, "delta rule (DeltaNet): L2-normalised q, k; beta = sigmoid"));
-RB_REGISTER(CellRegistry, rank1_conv,
-            fixed_state_entry({"rank1", false, true}, "delta rule with a width-4 short causal conv"));
-RB_REGISTER(CellRegistry, rank1_decay,
-            fixed_state_entry({"rank1", true, false}, "gated delta rule (Gated DeltaNet): scalar decay per head"));
-RB_REGISTER(CellRegistry, rank1_decay_conv,
-            fixed_state_entry({"rank1", true, true}, "gated delta rule with a width-4 short causal conv"));
+RB_REGISTER(CellRegistry, diag, fixed_state_entry({"diag", false, false}));
+RB_REGISTER(CellRegistry, diag_conv, fixed_state_entry({"diag", false, true}));
+RB_REGISTER(CellRegistry, diag_decay, fixed_state_entry({"diag", true, false}));
+RB_REGISTER(CellRegistry, diag_decay_conv, fixed_state_entry({"diag", true, true}));
+RB_REGISTER(CellRegistry, rank1, fixed_state_entry({"rank1", false, false}));
+RB_REGISTER(CellRegistry, rank1_conv, fixed_state_entry({"rank1", false, true}));
+RB_REGISTER(CellRegistry, rank1_decay, fixed_state_entry({"rank1", true, false}));
+RB_REGISTER(CellRegistry, rank1_decay_conv, fixed_state_entry({"rank1", true, true}));
 
 }  // namespace rb

@@ -16,39 +16,29 @@
 #include <numeric>
 
 #include "cells/cell.h"
+#include "cells/sizing.h"
 #include "kernels/impl.h"
 #include "kernels/ssd/ssd.h"
 #include "core/errors.h"
-#include "core/options.h"
 
 namespace rb {
 namespace {
 
-constexpr int64_t kConvWidth = 4;
-
-nlohmann::json mamba2_defaults() { return {{"expand", 2}, {"head_dim", 0}, {"d_state", 0}}; }
-
 class Mamba2Cell final : public Cell {
  public:
   explicit Mamba2Cell(const CellConfig& cfg) : impl_(cfg.impl) {
-    const std::string where = "cell mamba2";
-    OptionReader r(where, cfg.options, mamba2_defaults());
-    expand_ = r.integer("expand");
-    P_ = r.integer("head_dim");
-    N_ = r.integer("d_state");
-    RB_CHECK_INPUT(expand_ >= 1, where + ": expand must be ≥ 1, got " + std::to_string(expand_));
-    E_ = expand_ * cfg.d_model;
-    if (P_ == 0) P_ = std::gcd<int64_t>(E_, 32);  // heads of 32 channels where the width allows
-    RB_CHECK_INPUT(P_ >= 1 && E_ % P_ == 0, where + ": head_dim must divide expand·d_model = " + std::to_string(E_) +
-                                                ", got " + std::to_string(P_));
-    H_ = E_ / P_;
-    RB_CHECK_INPUT(N_ >= 0, where + ": d_state must be ≥ 0 (0 = sized to the budget), got " + std::to_string(N_));
-    if (N_ == 0) size_to_budget(cfg.state_budget);
+    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    const CellShape shape = find_cell_sizing("mamba2")->size(sizing_input(cfg));
+    expand_ = shape.dim("expand");
+    E_ = shape.dim("channels");
+    H_ = shape.dim("heads");
+    P_ = shape.dim("head_dim");
+    N_ = shape.dim("d_state");
     parse_kernel_impl(impl_);  // UsageError for anything but auto|ref|chunked|fused|cuda
     const int64_t D = cfg.d_model;
     in_proj_ = register_module("in_proj",
                                torch::nn::Linear(torch::nn::LinearOptions(D, 2 * E_ + 2 * N_ + H_).bias(false)));
-    conv_ = register_module("conv", ShortConv(E_ + 2 * N_, kConvWidth, /*silu=*/true, impl_));
+    conv_ = register_module("conv", ShortConv(E_ + 2 * N_, shape.dim("conv_width"), /*silu=*/true, impl_));
     out_proj_ = register_module("out_proj", torch::nn::Linear(torch::nn::LinearOptions(E_, D).bias(false)));
     // A = −exp(A_log) with A uniform in [1, 16]; dt log-uniform in [1e-3, 1e-1] through dt_bias = softplus⁻¹(dt).
     a_log_ = register_parameter("a_log", torch::empty({H_}).uniform_(1.0, 16.0).log());
@@ -130,20 +120,6 @@ class Mamba2Cell final : public Cell {
     return ssd(q, k, v, g, impl_);
   }
 
-  // N chosen so that H·N·P + 3·(E + 2N) is closest to the budget; without a budget N = 16 (Mamba's
-  // usual d_state at small width).
-  void size_to_budget(int64_t budget) {
-    if (budget <= 0) {
-      N_ = 16;
-      return;
-    }
-    auto state_at = [&](int64_t n) { return H_ * n * P_ + (kConvWidth - 1) * (E_ + 2 * n); };
-    int64_t best = 1;
-    for (int64_t n = 1; n <= 4096; ++n)
-      if (std::llabs(state_at(n) - budget) < std::llabs(state_at(best) - budget)) best = n;
-    N_ = best;
-  }
-
   std::string impl_;
   int64_t expand_ = 2, E_ = 0, H_ = 0, P_ = 0, N_ = 0;
   torch::nn::Linear in_proj_{nullptr}, out_proj_{nullptr};
@@ -154,8 +130,6 @@ class Mamba2Cell final : public Cell {
 }  // namespace
 
 RB_REGISTER(CellRegistry, mamba2,
-            (CellEntry{"mamba2", "Mamba-2 (SSD): scalar data-dependent decay per head, width-4 causal conv",
-                       {{"family", "ssd"}, {"transition", "scalar"}, {"decay", true}, {"conv", true}}, mamba2_defaults(),
-                       [](const CellConfig& cfg) { return std::make_shared<Mamba2Cell>(cfg); }}));
+            cell_entry("mamba2", [](const CellConfig& cfg) { return std::make_shared<Mamba2Cell>(cfg); }));
 
 }  // namespace rb

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "suite/needs_libtorch.h"
 #include "suite/cli.h"
 #include "suite/context.h"
 
@@ -98,6 +99,8 @@ int run_cli(int argc, char** argv) {
       if (sub->parsed()) return fn();
     std::fprintf(stderr, "recallbench: no command given; see --help\n");
     return kExitUsage;
+  } catch (const NeedsLibTorch&) {
+    throw;  // the front end hands the command over (suite/main.cpp)
   } catch (const UsageError& e) {
     std::fprintf(stderr, "recallbench: error: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());

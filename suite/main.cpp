@@ -2,10 +2,12 @@
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
 //
 // This executable is the front end, linked without LibTorch: the commands that only read and write JSON
-// (stats, report, compare, verify, leaderboard, baseline, sample) run here and start in 2-10 ms instead
-// of the ~0.36 s that loading LibTorch's shared libraries takes (docs/speed.md). Every other command, the global --help and
-// --version, and any invocation with plugins are handed to recallbench-torch (beside this executable) by
-// exec, with the same arguments.
+// (stats, report, compare, verify, leaderboard, baseline, sample, history, bisect) and those that plan
+// batteries (plan, merge, slurm: in-tree cells sized by cells/sizing.h) run here and start in 2-20 ms
+// instead of the ~0.36 s that loading LibTorch's shared libraries takes (docs/speed.md). Every other
+// command, the global --help and --version, any invocation with plugins, and a planning command that meets
+// a cell only LibTorch can size (NeedsLibTorch: a TorchScript cell) are handed to recallbench-torch
+// (beside this executable) by exec, with the same arguments.
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "suite/needs_libtorch.h"
 #include "suite/allocator.h"
 #include "suite/cli.h"
 #include "suite/cli_main.h"
@@ -46,5 +49,10 @@ bool runs_here(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (!runs_here(argc, argv)) exec_torch_side(argv);
   rb::tune_allocator();
-  return rb::run_cli(argc, argv);
+  try {
+    return rb::run_cli(argc, argv);
+  } catch (const rb::NeedsLibTorch&) {
+    std::fflush(stdout);
+    exec_torch_side(argv);  // a plugin or TorchScript cell in a battery: only LibTorch can size it
+  }
 }

@@ -37,11 +37,7 @@ json Plan::to_json() const {
           {"estimated_core_seconds", cost}};
 }
 
-std::vector<std::string> registered_cells() {
-  std::vector<std::string> names;
-  for (const auto& c : cell_catalog(64, 0, 64)) names.push_back(c.name);
-  return names;
-}
+std::vector<std::string> registered_cells() { return registered_cell_names(); }
 
 namespace {
 

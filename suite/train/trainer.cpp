@@ -31,6 +31,7 @@
 #include "core/rng.h"
 #include "core/run_document.h"
 #include "suite/train/model.h"
+#include "suite/train/resolve.h"
 #include "suite/train/train_api.h"
 #include "tasks/curriculum.h"
 #include "tasks/task.h"
@@ -113,16 +114,6 @@ Tensors held_out(const Task& task, int64_t examples, DataFingerprint* fingerprin
   return to_tensors(set);
 }
 
-// The task at another length (for the length-generalisation curve); UsageError if the task has no
-// length option or cannot be built at that length.
-std::unique_ptr<Task> task_at_length(const RunSpec& spec, int64_t length) {
-  RB_CHECK_INPUT(spec.task.options.contains("length"),
-                 "train: eval_lengths needs a task with a 'length' option; task " + spec.task.name + " has none");
-  auto options = spec.task.options;
-  options["length"] = length;
-  return make_task(spec.task.name, options);
-}
-
 // Per-group held-out accuracy, {"by": name, "groups": [{"group": g, "accuracy": a, "labels": n}]}.
 nlohmann::json breakdown_json(const Task& task, const Evaluation& e) {
   std::map<int64_t, std::pair<double, double>> groups;  // group → (correct, supervised)
@@ -136,10 +127,6 @@ nlohmann::json breakdown_json(const Task& task, const Evaluation& e) {
   for (const auto& [g, cs] : groups)
     arr.push_back({{"group", g}, {"accuracy", cs.first / cs.second}, {"labels", static_cast<int64_t>(cs.second)}});
   return {{"by", task.breakdown_name()}, {"groups", arr}};
-}
-
-CurriculumContext curriculum_context(const RunSpec& spec, const Task& task) {
-  return {spec.train.steps, task.max_distance(), task.length()};
 }
 
 double lr_at(const TrainSpec& t, int64_t step) {
@@ -202,48 +189,10 @@ int64_t state_size_of(const RunSpec& spec) {
   return cell_of(spec, make_task(spec.task.name, spec.task.options)->length())->state_size();
 }
 
-namespace {
-
-std::atomic<bool> g_task_warnings{true};
-
-// A task's warnings (Task::warnings), printed to stderr once per task configuration in this process.
-void warn_once(const std::string& name, const Task& task) {
-  static std::mutex mutex;
-  static std::set<std::string> said;
-  if (!g_task_warnings) return;
-  for (const std::string& w : task.warnings()) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (said.insert(name + task.options().dump() + w).second)
-      std::fprintf(stderr, "warning: task %s %s: %s\n", name.c_str(), task.options().dump().c_str(), w.c_str());
-  }
-}
-
-}  // namespace
-
-void set_task_warnings(bool on) { g_task_warnings = on; }
-
 RunSpec resolve_spec(RunSpec spec) {
-  check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);
-  auto task = make_task(spec.task.name, spec.task.options);
-  spec.task.options = task->options();
-  warn_once(spec.task.name, *task);
-  const auto& t = spec.train;  // its numbers were checked against train_numbers() by check_plausible
-  RB_CHECK_INPUT(t.impl != "cuda", "train: impl 'cuda' is forward only (the CUDA kernels have no backward); train "
-                                   "with auto|ref|chunked|fused");
-  RB_CHECK_INPUT(spec.train.curriculum_options.is_object(),
-                 "train: curriculum_options must be a JSON object, got " + spec.train.curriculum_options.dump());
-  try {
-    spec.train.curriculum_options =
-        make_curriculum(t.curriculum, t.curriculum_options, curriculum_context(spec, *task))->options();
-  } catch (const UsageError& e) {
-    throw UsageError(std::string("train: ") + e.what(), e.hint().empty()
-                                                            ? "valid curricula: " + CurriculumRegistry::instance().joined_names()
-                                                            : e.hint());
-  }
-  for (int64_t length : t.eval_lengths) {
-    RB_CHECK_INPUT(length >= 1, "train: eval_lengths must be ≥ 1, got " + std::to_string(length));
-    task_at_length(spec, length);  // builds it: impossible lengths fail here, before any training
-  }
+  std::unique_ptr<Task> task;
+  spec = resolve_task_and_recipe(std::move(spec), task);
+  const auto& t = spec.train;
   const auto cell = cell_of(spec, task->length());
   spec.cell.options = cell->resolved_options();
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The front end (suite/main.cpp): `recallbench` is linked without LibTorch and runs the JSON commands itself;
-# every other command reaches recallbench-torch with its arguments, exit code and output intact.
+# The front end (suite/main.cpp): `recallbench` is linked without LibTorch and runs the JSON commands itself,
+# and `plan`, `merge` and `slurm` with in-tree cells (sized by cells/sizing.h); every other command, and a
+# battery with a TorchScript cell, reaches recallbench-torch with its arguments, exit code and output intact.
 set -u
 rb="$1"
 src="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -33,4 +34,48 @@ expect 0 "diag+conv" -- list cells
 expect 0 "libtorch_version" -- version
 expect 2 "valid commands: .*stats" -- frobnicate
 expect 2 "plugin /nonexistent.so: file not found" -- --plugin /nonexistent.so stats fisher 1 1 1 1
+# plan, merge and slurm plan batteries without LibTorch, with the keys recallbench-torch computes.
+torch_side="$(dirname "$rb")/recallbench-torch"
+for cmd in "plan --battery smoke" "merge --help" "slurm --help"; do
+  # shellcheck disable=SC2086  # cmd is a command with its arguments
+  if LD_DEBUG=libs "$rb" $cmd 2>&1 | grep -q 'libtorch'; then
+    echo "FAIL: $cmd loaded LibTorch"; fail=1
+  else
+    echo "ok: $cmd runs without loading LibTorch"
+  fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+same_as_torch() {  # same_as_torch ARGS...: output and exit code equal to recallbench-torch's
+  local a b ra rb_
+  a=$("$rb" "$@" 2>&1); ra=$?
+  b=$("$torch_side" "$@" 2>&1); rb_=$?
+  if [ "$a" != "$b" ] || [ "$ra" != "$rb_" ]; then
+    echo "FAIL: recallbench $* differs from recallbench-torch (exit $ra vs $rb_)"; diff <(echo "$a") <(echo "$b") | head -20; fail=1
+  else
+    echo "ok: recallbench $* = recallbench-torch (exit $ra)"
+  fi
+}
+for battery in smoke first leaderboard; do same_as_torch plan --battery "$battery" --json; done
+same_as_torch plan --battery smoke --specs
+cat >"$tmp/budget.json" <<'JSON'
+{"schema_version": 1, "name": "budgets", "cells": "all", "seeds": "0-1", "state_budget": 700,
+ "model": {"d_model": 32, "layers": 1},
+ "tasks": [{"name": "mqar", "options": {"vocab": 64, "length": 32}, "grid": {"pairs": [2, 4]}}],
+ "recipes": [{"name": "r", "steps": 20, "eval_every": 10}]}
+JSON
+same_as_torch plan --battery "$tmp/budget.json" --specs  # every in-tree cell sized to a budget
+same_as_torch plan --battery "$tmp/budget.json"  # with the cells over it
+sed 's/"all"/["diag", "nope"]/' "$tmp/budget.json" >"$tmp/unknown.json"
+same_as_torch plan --battery "$tmp/unknown.json"
+sed 's/"seeds": "0-1",/"seeds": "0-1", "cell_options": {"heads": 0},/; s/"all"/["diag+conv"]/' "$tmp/budget.json" >"$tmp/badopt.json"
+same_as_torch plan --battery "$tmp/badopt.json"
+# A TorchScript cell: only its module knows its size, so the command is handed over (same output).
+if (cd "$tmp" && /usr/bin/python3 "$src/examples/script_cell/linear_attention_conv.py" cell.pt >/dev/null 2>&1); then
+  sed 's#"all"#["diag", "script:cell.pt"]#' "$tmp/budget.json" >"$tmp/script.json"
+  same_as_torch plan --battery "$tmp/script.json" --specs
+  expect 0 "script:cell" -- plan --battery "$tmp/script.json"
+else
+  echo "note: no python3 with torch: the TorchScript hand-over is not checked here"
+fi
 exit $fail
