@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/html_parts.h"
 #include "reports/report.h"
 
 namespace rb::reports {
@@ -87,22 +88,6 @@ std::string tick_label(double v) {
   if (a >= 1000) return fmt::format("{:g}k", v / 1000);
   if (std::fabs(v - std::round(v)) < 1e-9) return fmt::format("{:.0f}", v);
   return fmt::format("{:g}", v);
-}
-
-std::vector<double> nice_ticks(double lo, double hi, int want = 4) {
-  std::vector<double> t;
-  const double span = hi - lo;
-  if (!(span > 0)) return {lo};
-  const double raw = span / want;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
-    }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) t.push_back(v);
-  return t;
 }
 
 // ---- commits: positions along the x axis, tooltips -------------------------------------------------------

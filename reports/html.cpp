@@ -58,115 +58,6 @@ std::string fmt_si(double v) {
   return fmt::format("{:.3g}{}", v, units[u]);
 }
 
-// ---- a small SVG line chart ------------------------------------------------------------------------
-
-struct Series {
-  std::string label;
-  std::string color;
-  std::vector<std::pair<double, double>> points;  // (x, y), sorted by x
-  std::vector<std::pair<double, double>> ranges;  // per point (low, high) whiskers; empty for none
-  double width = 2.0;
-  double opacity = 1.0;
-  bool dashed = false;
-};
-
-struct Axis {
-  std::string label;
-  double lo = 0.0, hi = 1.0;
-  bool log2 = false;
-};
-
-std::vector<double> nice_ticks(const Axis& a) {
-  std::vector<double> t;
-  if (a.log2) {
-    for (double v = std::pow(2.0, std::floor(std::log2(a.lo))); v <= a.hi * 1.0001; v *= 2)
-      if (v >= a.lo * 0.9999) t.push_back(v);
-    return t;
-  }
-  const double span = a.hi - a.lo;
-  if (span <= 0) return {a.lo};
-  const double raw = span / 4.0;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
-    }
-  for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-6; v += step) t.push_back(v);
-  return t;
-}
-
-std::string tick_label(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) >= 1) return fmt::format("{:.0f}", v);
-  return fmt::format("{:g}", v);
-}
-
-// A line chart in a 360×230 viewBox that scales to its container. `hline` draws a dashed reference line.
-std::string line_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
-                       double hline = NAN, bool legend = true) {
-  const double W = 360, H = 220, L = 42, R = 10, T = 10, B = 38;
-  const double pw = W - L - R, ph = H - T - B;
-  const auto sx = [&](double v) {
-    if (x.log2) {
-      const double a = std::log2(x.lo), b = std::log2(x.hi);
-      return L + (b > a ? (std::log2(v) - a) / (b - a) : 0.5) * pw;
-    }
-    return L + (x.hi > x.lo ? (v - x.lo) / (x.hi - x.lo) : 0.5) * pw;
-  };
-  const auto sy = [&](double v) { return T + ph - (y.hi > y.lo ? (v - y.lo) / (y.hi - y.lo) : 0.5) * ph; };
-  std::string s = fmt::format(
-      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">"
-      "<title>{}</title>",
-      W, H, esc(title), esc(title));
-  for (double t : nice_ticks(y)) {
-    s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>", L, L + pw, sy(t), sy(t));
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"end\">{}</text>", L - 4, sy(t) + 3,
-                     tick_label(t));
-  }
-  for (double t : nice_ticks(x)) {
-    s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"tick\"/>", sx(t), sx(t),
-                     T + ph, T + ph + 4);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"middle\">{}</text>", sx(t), T + ph + 15,
-                     tick_label(t));
-  }
-  s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" class=\"axis\"/>", L, L + pw, T + ph, T + ph);
-  s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" class=\"axis\"/>", L, L, T, T + ph);
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"al\" text-anchor=\"middle\">{}</text>", L + pw / 2, H - 4,
-                   esc(x.label));
-  s += fmt::format("<text transform=\"translate(11 {:.1f}) rotate(-90)\" class=\"al\" text-anchor=\"middle\">{}</text>",
-                   T + ph / 2, esc(y.label));
-  if (std::isfinite(hline))
-    s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"ref\"/>", L, L + pw, sy(hline), sy(hline));
-  for (const auto& se : series) {
-    if (se.points.empty()) continue;
-    std::string pts;
-    for (const auto& [px, py] : se.points) pts += fmt::format("{:.1f},{:.1f} ", sx(px), sy(py));
-    s += fmt::format("<g><title>{}</title>", esc(se.label));
-    for (size_t i = 0; i < se.ranges.size() && i < se.points.size(); ++i)
-      s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
-                       "stroke-width=\"1\" opacity=\"0.6\"/>",
-                       sx(se.points[i].first), sy(se.ranges[i].first), sy(se.ranges[i].second), se.color);
-    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" opacity=\"{}\"{}/>", pts,
-                     se.color, se.width, se.opacity, se.dashed ? " stroke-dasharray=\"4 3\"" : "");
-    if (se.points.size() <= 12)
-      for (const auto& [px, py] : se.points)
-        s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\" fill=\"{}\"/>", sx(px), sy(py), se.color);
-    s += "</g>";
-  }
-  s += "</svg>";
-  if (legend) {
-    std::string items;
-    std::set<std::string> seen;
-    for (const auto& se : series) {
-      if (!seen.insert(se.label).second) continue;
-      items += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", se.color, esc(se.label));
-    }
-    s += "<div class=\"legend\">" + items + "</div>";
-  }
-  return s;
-}
-
 // ---- page sections ---------------------------------------------------------------------------------
 
 std::string section_verdict(const ReportInput& in) {
@@ -286,10 +177,10 @@ std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verd
       "k/n with its exact 95% interval (Clopper–Pearson; the bar marks the interval and the rate). Rows are in order "
       "of mean recall, a summary, not a ranking: compare counts of locked-in seeds, and rank cells with "
       "<code>recallbench leaderboard</code> (tested top groups). Click a column to sort.</p><div class=\"scroll\">"
-      "<table id=\"by-cell-table\" class=\"sortable\"><thead><tr><th>#</th>"
-      "<th>cell</th><th data-col=\"2\">mean recall</th><th data-col=\"3\">mean lock-in</th>";
-  for (size_t i = 0; i < columns.size(); ++i) s += fmt::format("<th data-col=\"{}\">{}</th>", i + 4, esc(columns[i]));
-  s += "</tr></thead><tbody>";
+      "<table id=\"by-cell-table\" class=\"sortable\">";
+  std::vector<Column> head = {{"#"}, {"cell"}, {"mean recall", true}, {"mean lock-in", true}};
+  for (const auto& col : columns) head.push_back({esc(col), true});
+  s += table_head(head) + "<tbody>";
   int rank = 0;
   for (const auto& r : rows) {
     s += fmt::format("<tr><td>{}</td><th scope=\"row\">{}</th><td data-v=\"{:.6f}\"><b>{}</b></td><td data-v=\"{:.6f}\">{:.0f}%</td>",
@@ -481,28 +372,12 @@ std::string section_curves(const RunSet& runs) {
 // lock-ins: what the log-rank test in the gate measures.
 std::string section_survival(const ReportInput& in) {
   if (!in.comparison) return "";
-  const auto km_series = [](const std::vector<stats::SurvivalObservation>& obs, const std::string& label,
-                            const std::string& color, bool dashed) {
-    Series se;
-    se.label = label;
-    se.color = color;
-    se.dashed = dashed;
-    double survival = 1.0;
-    se.points.push_back({0.0, 1.0});
-    for (const auto& step : stats::kaplan_meier(obs)) {
-      se.points.push_back({step.time, survival});
-      survival = step.survival;
-      se.points.push_back({step.time, survival});
-    }
-    return se;
-  };
   std::string figures;
   for (const auto& cc : in.comparison->configs) {
     if (cc.budget <= 0) continue;
     const auto budget = static_cast<double>(cc.budget);
-    auto base = km_series(lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true);
-    auto now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false);
-    for (auto* se : {&base, &now}) se->points.push_back({budget, se->points.back().second});
+    const Series base = km_series(lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true, budget);
+    const Series now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false, budget);
     figures += fmt::format(
         "<figure><figcaption><b>{}</b> · {} · {}<br>log-rank p slower {} (adjusted "
         "{}), median steps {} → {}{}</figcaption>{}</figure>",
@@ -555,11 +430,11 @@ std::string section_kernels(const json& bench) {
 
 std::string section_configs(const RunSet& runs) {
   std::string s =
-      "<section id=\"configs\"><h2>Configurations</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
-      "<th>cell</th><th>task</th><th data-col=\"2\">lock-in</th><th data-col=\"3\">mean recall ± sd</th>"
-      "<th data-col=\"4\">median [IQR]</th><th data-col=\"5\">median steps to lock in</th><th data-col=\"6\">state "
-      "(numbers)</th><th>budget</th><th data-col=\"8\">capacity floor (K·log2 V bits)</th><th data-col=\"9\">"
-      "parameters</th><th>recipe</th><th>failed</th></tr></thead><tbody>";
+      "<section id=\"configs\"><h2>Configurations</h2><div class=\"scroll\"><table class=\"sortable\">" +
+      table_head({{"cell"}, {"task"}, {"lock-in", true}, {"mean recall ± sd", true}, {"median [IQR]", true},
+                  {"median steps to lock in", true}, {"state (numbers)", true}, {"budget"},
+                  {"capacity floor (K·log2 V bits)", true}, {"parameters", true}, {"recipe"}, {"failed"}}) +
+      "<tbody>";
   for (const auto& c : runs.configs) {
     const auto sm = summarize(c);
     s += fmt::format(

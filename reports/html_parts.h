@@ -1,12 +1,21 @@
-// Parts the report layer's HTML pages share (the report, the leaderboard page, the claims page): the colour a
-// verdict is shown in, the verdict badge and the lock-in interval bar, each defined once here. The page frame
-// and escaping are report.h's html_page and html_escape; the stylesheet that styles these parts is html.cpp's.
+// Parts the report layer's HTML pages share (the report, the leaderboard page, the claims page, the history
+// page): the colour a verdict is shown in, the verdict badge, the lock-in interval bar, the head of a sortable
+// table, the line chart and the Kaplan–Meier chart, each defined once here. The page frame and escaping are
+// report.h's html_page and html_escape; the stylesheet that styles these parts and the script that sorts the
+// tables are html.cpp's.
 //
 //   row += "<tr class=\"" + std::string(tone_class(tone_of(verdict))) + "\">";
 //   cell += badge(tone_of(verdict), verdict_name(verdict)) + interval_bar(s.ci.low, s.ci.high, s.rate);
+//   table += table_head({{"cell"}, {"lock-in", true}});
+//   figure += line_chart("recall vs pairs", Axis{"pairs", 2, 32, true}, Axis{"recall", 0, 1}, series);
 #pragma once
 
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "stats/stats.h"
 
 #include "reports/claims.h"
 #include "reports/compare.h"
@@ -34,5 +43,52 @@ std::string badge(Tone tone, const std::string& text);
 // The lock-in rate with its interval as a 60×8 bar (stylesheet class "cibar"): a grey track, the interval
 // [low, high] in blue, the rate as a dark tick. All three in [0, 1].
 std::string interval_bar(double low, double high, double rate);
+
+// ---- sortable tables ----------------------------------------------------------------------------------------
+
+// One column of a table: its header (HTML: escape text first) and whether a click sorts by it (the page script
+// sorts a table of class "sortable" on the data-v of the clicked column's cells).
+struct Column {
+  std::string label;
+  bool sortable = false;
+};
+// "<thead><tr><th>cell</th><th data-col=\"1\">lock-in</th></tr></thead>": a sortable column carries its index.
+std::string table_head(const std::vector<Column>& columns);
+
+// ---- line charts --------------------------------------------------------------------------------------------
+
+// One line of a chart.
+struct Series {
+  std::string label;                              // legend and tooltip
+  std::string color;                              // CSS colour
+  std::vector<std::pair<double, double>> points;  // (x, y), sorted by x
+  std::vector<std::pair<double, double>> ranges;  // per point (low, high) whiskers; empty for none
+  double width = 2.0;                             // stroke width
+  double opacity = 1.0;
+  bool dashed = false;
+};
+
+// An axis: its label, range and scale.
+struct Axis {
+  std::string label;
+  double lo = 0.0, hi = 1.0;
+  bool log2 = false;  // powers of two (pairs, lengths)
+};
+
+// About `want` round ticks from lo to hi (steps of 1, 2, 2.5 or 5 times a power of ten): nice_ticks(0, 1) =
+// {0, 0.25, 0.5, 0.75, 1}; {lo} when the range is empty.
+std::vector<double> nice_ticks(double lo, double hi, int want = 4);
+
+// A line chart in a 360×220 viewBox that scales to its container (class "chart"), with its legend below
+// unless `legend` is false; `hline` draws a dashed reference line (the lock-in threshold). Points are drawn
+// as dots when a series has at most 12.
+std::string line_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
+                       double hline = NAN, bool legend = true);
+
+// The Kaplan–Meier curve of the share of seeds not yet locked in, as a step series from (0, 1) to `budget`
+// (seeds that never locked in are censored there): a chart of two of them is the report's time-to-lock-in
+// figure.
+Series km_series(const std::vector<stats::SurvivalObservation>& seeds, const std::string& label,
+                 const std::string& color, bool dashed, double budget);
 
 }  // namespace rb::reports

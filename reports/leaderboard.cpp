@@ -438,9 +438,8 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
   body += fmt::format("<section><h2>Overall</h2><p class=\"note\">{}. A cell is in a task point's top group when a "
                       "one-sided Fisher exact test on lock-in counts does not find it worse than the point's best cell. "
                       "Equal counts are equal ranks (=).</p><div class=\"scroll\"><table class=\"sortable\" id=\"overall\">"
-                      "<thead><tr><th>rank</th><th>cell</th><th data-col=\"2\">top group</th><th data-col=\"3\">lock-in"
-                      "</th></tr></thead><tbody>",
-                      esc(conclusion(st)));
+                      "{}<tbody>",
+                      esc(conclusion(st)), table_head({{"rank"}, {"cell"}, {"top group", true}, {"lock-in", true}}));
   for (const auto& o : st.overall)
     body += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cellname\">{}{}</td><td data-v=\"{}\">{} / {}</td>"
                         "<td data-v=\"{}\">{} / {}</td></tr>",
@@ -451,11 +450,11 @@ std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
   for (size_t ti = 0; ti < st.tasks.size(); ++ti) {
     const auto& t = st.tasks[ti];
     body += fmt::format("<section><h2>{}</h2><p class=\"note\">capacity floor {:.0f} bits{}</p><div class=\"scroll\">"
-                        "<table class=\"sortable task\"><thead><tr><th>cell</th><th data-col=\"1\">lock-in</th>"
-                        "<th>95% CI</th><th data-col=\"3\">median recall</th><th data-col=\"4\">state / budget</th>"
-                        "<th data-col=\"5\">p vs best (Holm)</th><th>top group</th></tr></thead><tbody>",
+                        "<table class=\"sortable task\">{}<tbody>",
                         esc(t.label), t.capacity_bits,
-                        t.by_recall ? " · no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
+                        t.by_recall ? " · no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "",
+                        table_head({{"cell"}, {"lock-in", true}, {"95% CI"}, {"median recall", true},
+                                    {"state / budget", true}, {"p vs best (Holm)", true}, {"top group"}}));
     for (const auto& p : t.placings) {
       const std::string cls = std::string(p.is_new ? "new " : "") + (p.top ? "top" : "");
       const std::string name = esc(p.cell) + (p.is_new ? " " + badge(Tone::kPlain, "new") : "");
