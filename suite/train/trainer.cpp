@@ -28,6 +28,7 @@
 
 #include "suite/context.h"
 #include "core/errors.h"
+#include "core/json_io.h"
 #include "core/rng.h"
 #include "core/run_document.h"
 #include "suite/train/model.h"
@@ -55,9 +56,7 @@ std::string architecture_hash(torch::nn::Module& model) {
     for (int64_t s : p.value().sizes()) text += "," + std::to_string(s);
     text += ";";
   }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(hash_string(text) & 0xFFFFFFFFFFFFull));
-  return buf;
+  return short_hash_of(text);
 }
 
 struct Tensors {
