@@ -205,7 +205,7 @@ TEST(Trainer, ResolveRejectsBadCurriculaAndLengths) {
 }
 
 TEST(RunSchema, RealTrainerOutputValidates) {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../reports/schema/run.schema.json";
+  const auto path = std::filesystem::path(RB_SOURCE_DIR) / "reports/schema/run.schema.json";
   const rb::testing::SchemaValidator validator(read_json_file(path));
   // An ok run with a curriculum, a breakdown and a length-generalisation curve.
   auto spec = small("diag+conv", "s5", {{"elements", 3}, {"length", 6}}, 30, 0);
