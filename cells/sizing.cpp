@@ -11,7 +11,8 @@
 namespace rb {
 namespace {
 
-constexpr int64_t kConvWidth = 4;        // the short convolution of the fixed-state cells and mamba2
+constexpr int64_t kConvWidth = 4;        // the short convolution of the fixed-state cells
+constexpr int64_t kMamba2ConvWidth = 4;  // mamba2's causal convolution
 constexpr int64_t kDefaultWindow = 32;   // swa without a budget
 constexpr int64_t kDefaultKernel = 3;    // baseconv without a budget: Zoology's short filter
 
@@ -75,11 +76,11 @@ CellSizing mamba2() {
     if (N == 0)
       N = in.state_budget <= 0
               ? 16
-              : closest_to_budget(in.state_budget, [&](int64_t n) { return H * n * P + (kConvWidth - 1) * (E + 2 * n); });
+              : closest_to_budget(in.state_budget, [&](int64_t n) { return H * n * P + (kMamba2ConvWidth - 1) * (E + 2 * n); });
     return CellShape{{{"expand", expand}, {"head_dim", P}, {"d_state", N}},
-                     H * N * P + (kConvWidth - 1) * (E + 2 * N),
+                     H * N * P + (kMamba2ConvWidth - 1) * (E + 2 * N),
                      {{"expand", expand}, {"channels", E}, {"heads", H}, {"head_dim", P}, {"d_state", N},
-                      {"conv_width", kConvWidth}}};
+                      {"conv_width", kMamba2ConvWidth}}};
   };
   return {"mamba2", "Mamba-2 (SSD): scalar data-dependent decay per head, width-4 causal conv",
           {{"family", "ssd"}, {"transition", "scalar"}, {"decay", true}, {"conv", true}}, defaults, size};
