@@ -6,6 +6,7 @@
 //   recallbench history log [--config SEL] [--metric lock-in|time|recall|speed]
 //   recallbench history changes [--config SEL] [--alpha A] [--json]
 //   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]
+//   recallbench history report --document F [--html F] [--md F]   re-render a trend document written by --json
 // The database: --db, else $RECALLBENCH_HISTORY, else .recallbench/history.sqlite (current directory).
 // Exit codes: 0 ok (with or without changes found), 2 bad input (nothing written), 4 internal error.
 #include <cerrno>
@@ -37,6 +38,7 @@ struct HistoryOptions {
   std::string commit, branch, repo = ".", reference = "ceiling/gemm_fp32/N:512";
   bool allow_dirty = false;
   std::string out, html, md, json, config, metric = "lock-in";
+  std::string document;  // history report: render this trend document instead of analysing the database
   double alpha = 0.05;
   bool as_json = false;
 };
@@ -184,9 +186,25 @@ int run_changes(const HistoryOptions& o) {
   return kExitOk;
 }
 
+// history report --document: the pages of a trend document written before (by --json), no database read.
+int render_history_document(const HistoryOptions& o) {
+  if (!o.json.empty())
+    throw UsageError("history report: --json with --document", "the document is already the JSON form");
+  const json doc = read_json_file(o.document);
+  if (!doc.is_object() || doc.value("kind", "") != "recallbench.history_report")
+    throw UsageError("history report: " + o.document + " is not a trend document",
+                     "expected kind \"recallbench.history_report\" (written by history report --json)");
+  if (!o.html.empty()) reports::write_text_file(o.html, reports::history_html(doc));
+  if (!o.md.empty()) reports::write_text_file(o.md, reports::history_markdown(doc));
+  for (const auto* p : {&o.html, &o.md})
+    if (!p->empty()) std::printf("wrote %s\n", p->c_str());
+  return kExitOk;
+}
+
 int run_history_report(const HistoryOptions& o) {
   if (o.html.empty() && o.md.empty() && o.json.empty())
     throw UsageError("history report: nothing to write", "pass --html FILE, --md FILE and/or --json FILE");
+  if (!o.document.empty()) return render_history_document(o);
   history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
   const auto opts = analysis_options(o, true);
   const auto a = history::analyse(h, opts);
@@ -235,6 +253,8 @@ CommandFn add_history_command(CLI::App& s) {
   rep->add_option("--html", o->html, "Write the self-contained HTML page here");
   rep->add_option("--md", o->md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");
   rep->add_option("--json", o->json, "Write the trend document here");
+  rep->add_option("--document", o->document,
+                  "Render this trend document (written by --json) instead of reading the database");
   rep->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
   rep->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history, Holm (default 0.05)")
       ->check(CLI::Range(1e-9, 0.5));

@@ -7,7 +7,7 @@
                                                   build, then review `git diff tests/reports/golden` and commit it
 
 Each case runs one recallbench command in a scratch directory, on the fixtures only (tests/reports/data: the
-real runs, claims.json, bench-base.json and bench-current.json; tests/reports/plant.py for planted runs), with
+real runs, claims.json, bench-base.json, bench-current.json and history.json; tests/reports/plant.py for planted runs), with
 relative paths, and keeps what it wrote (HTML, Markdown, JSON) plus its console (stdout, stderr, exit code) as
 tests/reports/golden/<case>/<file>:
   report              `report` on the fixture runs alone (no baseline)
@@ -20,6 +20,8 @@ tests/reports/golden/<case>/<file>:
                       unreliable, missing, new, the ceiling shown but not gated
   speed-gate-reference  the same with --reference (times relative to the GEMM ceiling of the same file)
   speed-noise         `compare --aa`: the A/A noise calibration
+  history             `history report --document` of tests/reports/data/history.json (a trend document: six
+                      commits, three configs, two benchmarks, two claims, regressions, an improvement, ranges)
 What varies between runs and machines is masked before comparing: every ISO timestamp (the "generated",
 "created", "added" and "updated" fields, the claims page's date) becomes <timestamp>, the scratch directory
 <tmp> and the source directory <src>; in JSON, numbers keep 10 significant digits (the last bits of a p-value
@@ -92,6 +94,9 @@ CASES = [
     ("speed-noise", ["compare", "--aa", "--baseline", "data/bench-base.json", "--current", "data/bench-current.json",
                      "--json", "noise.json", "--md", "noise.md"],
      ["noise.json", "noise.md"]),
+    ("history", ["history", "report", "--document", "data/history.json", "--html", "history.html", "--md",
+                 "history.md"],
+     ["history.html", "history.md"]),
 ]
 
 
