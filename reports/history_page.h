@@ -29,7 +29,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/document.h"
+
 namespace rb::reports {
+
+// The trend document of `doc`, built once for every renderer: the HTML page (HtmlRenderer: history_html) and
+// the Markdown summary (MarkdownRenderer: history_markdown); its JSON form (JsonRenderer) is `doc` itself.
+Document history_document(const nlohmann::json& doc);
 
 // The trend page: header (battery, database, commits covered, method), the changes table (regressions
 // first), per config three small charts along the commit axis (lock-in rate with its exact interval, time to

@@ -1,6 +1,6 @@
 // Parts the report layer's HTML pages share (the report, the leaderboard page, the claims page, the history
 // page): the colour a verdict is shown in, the verdict badge, the lock-in interval bar, the head of a sortable
-// table, the line chart and the Kaplan–Meier chart, each defined once here. The page frame and escaping are
+// table, the line chart, the Kaplan–Meier chart and the history's trend chart, each defined once here. The page frame and escaping are
 // report.h's html_page and html_escape; the stylesheet that styles these parts and the script that sorts the
 // tables are html.cpp's.
 //
@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -90,5 +91,52 @@ std::string line_chart(const std::string& title, const Axis& x, const Axis& y, c
 // figure.
 Series km_series(const std::vector<stats::SurvivalObservation>& seeds, const std::string& label,
                  const std::string& color, bool dashed, double budget);
+
+// ---- trend charts (the history page) --------------------------------------------------------------------------
+
+// A chart along the commit axis of a history, oldest to newest, in a 360×200 viewBox (classes "chart trend"): the
+// change points marked, the points linked to their commit's row (#commit-POS) with a hover title. Kept lean for
+// long histories: per layer one <path>, per point one <circle>, no per-point text. Layers are drawn in the order
+// markers, band, whiskers, lines, points.
+struct TrendChart {
+  // A change point. own: of this chart's metric (a dashed line at the commit, a shaded span for the range
+  // first..last, labelled above the plot; else a faint unlabelled line, so a lock-in drop shows in the recall
+  // chart too).
+  struct Marker {
+    int pos = 0, first = -1, last = -1;  // first/last: the range it happened in, -1 for none
+    bool regression = false, own = true;
+    std::string commit;   // the short hash of its commit (data-commit)
+    std::string label;    // "abc1234 x1.62 slower"
+    std::string summary;  // the full description (hover)
+  };
+  struct Point {
+    int pos = 0;
+    double y = 0;
+    std::string commit;  // its commit's short hash (data-commit, the hover's first line)
+    std::string tip;     // its commit's "short · date · subject" (the hover's second line)
+    std::string values;  // the hover's third line
+    bool hollow = false;  // a stand-in value (a median not reached, drawn at the budget)
+  };
+  struct Line {
+    std::vector<std::pair<int, double>> points;  // (commit position, value)
+    std::string color;
+    bool dashed = false;
+  };
+  std::string aria, y_label;
+  int n = 1;                          // commit positions on the axis
+  double lo = 0, hi = 1;              // the y range
+  std::vector<std::string> ticks;     // per position its short hash (tick labels); past its end, the number
+  std::vector<Marker> markers;
+  std::string band_color;             // a filled band between band_low and band_high (the q1–q3 range)
+  std::vector<std::pair<int, double>> band_low, band_high;
+  std::string whisker_color;          // per point a vertical interval (the lock-in rate's exact interval)
+  std::vector<std::tuple<int, double, double>> whiskers;  // (position, low, high)
+  std::vector<Line> lines;
+  std::string point_color;
+  std::vector<Point> points;
+};
+
+// The trend chart's <svg> element.
+std::string trend_chart(const TrendChart& chart);
 
 }  // namespace rb::reports

@@ -186,6 +186,14 @@ int run_changes(const HistoryOptions& o) {
   return kExitOk;
 }
 
+// The trend document's pages (--html, --md), built once.
+void write_history_pages(const HistoryOptions& o, const json& doc) {
+  if (o.html.empty() && o.md.empty()) return;
+  const reports::Document d = reports::history_document(doc);
+  if (!o.html.empty()) reports::write_text_file(o.html, reports::HtmlRenderer().render(d));
+  if (!o.md.empty()) reports::write_text_file(o.md, reports::MarkdownRenderer().render(d));
+}
+
 // history report --document: the pages of a trend document written before (by --json), no database read.
 int render_history_document(const HistoryOptions& o) {
   if (!o.json.empty())
@@ -194,8 +202,7 @@ int render_history_document(const HistoryOptions& o) {
   if (!doc.is_object() || doc.value("kind", "") != "recallbench.history_report")
     throw UsageError("history report: " + o.document + " is not a trend document",
                      "expected kind \"recallbench.history_report\" (written by history report --json)");
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::history_html(doc));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::history_markdown(doc));
+  write_history_pages(o, doc);
   for (const auto* p : {&o.html, &o.md})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());
   return kExitOk;
@@ -210,8 +217,7 @@ int run_history_report(const HistoryOptions& o) {
   const auto a = history::analyse(h, opts);
   const json doc = history::analysis_json(a, h, opts);
   if (!o.json.empty()) write_json_atomic(o.json, doc);
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::history_html(doc));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::history_markdown(doc));
+  write_history_pages(o, doc);
   std::fputs(history::changes_table(a).c_str(), stdout);
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());
