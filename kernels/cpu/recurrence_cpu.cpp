@@ -195,6 +195,44 @@ void sweep_delta_b(int64_t K, float* dS, const float* P, float alpha, const floa
   *dalpha += lane_sum(da);
 }
 
+// Pass B of token t fused with pass A of token t-1, which reads the same state S_{t-1} = P: one sweep over dS
+// and P instead of two over dS and one more over a state. Per row i: dk_i = dS_i·u − α P_i·dup and
+// Σ_i dS_i·P_i into *dalpha (pass B of t); then d = α (dS_i − k_i dup) + q'_i dout' with the previous token's
+// q', dout'; dS_i ← d; dq'_i = P_i·dout'; du' = Σ_i k'_i d (pass A of t-1, du' overwritten).
+template <int M>
+void sweep_delta_ba(int64_t K, float* dS, const float* P, float alpha, const float* kk, const float* u,
+                    const float* dup, float* dk, float* dalpha, const float* q1, const float* k1, const float* dout1,
+                    float* dq1, float* du1) {
+  Vec acc[M];
+  for (int m = 0; m < M; ++m) acc[m] = Vec{};
+  const Vec al = splat(alpha);
+  Vec da = Vec{};
+  for (int64_t i = 0; i < K; ++i) {
+    float* Si = dS + i * M * kLanes;
+    const float* Pi = P + i * M * kLanes;
+    const Vec ki = splat(kk[i]), qi1 = splat(q1[i]), ki1 = splat(k1[i]);
+    Vec g = Vec{}, dot = Vec{};
+    for (int m = 0; m < M; ++m) {
+      const Vec d = load(Si + m * kLanes), p = load(Pi + m * kLanes), pp = load(dup + m * kLanes);
+      const Vec o1 = load(dout1 + m * kLanes);
+      g += d * load(u + m * kLanes) - al * (p * pp);
+      da += d * p;
+      // Same rounding as the two passes apart (pass B stored α (dS_i − k_i dup), pass A added q'_i dout' to it in
+      // one fused multiply-add): written with q'_i dout' first, GCC fuses that product into the sum and rounds
+      // the other. Same bits as before the fusion (checked with GCC 12 on training runs of rank1 cells).
+      const Vec qo = qi1 * o1;
+      const Vec d1 = al * (d - ki * pp) + qo;
+      store(Si + m * kLanes, d1);
+      dot += p * o1;
+      acc[m] += ki1 * d1;
+    }
+    dk[i] = lane_sum(g);
+    dq1[i] = lane_sum(dot);
+  }
+  *dalpha += lane_sum(da);
+  for (int m = 0; m < M; ++m) store(du1 + m * kLanes, acc[m]);
+}
+
 // The blocked width M·16 for n, or 0 when the plain loops must do.
 inline int blocks_of(int64_t n) {
   return n % kLanes == 0 && (n == 16 || n == 32 || n == 64 || n == 128) ? static_cast<int>(n / kLanes) : 0;
@@ -392,9 +430,12 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
       const float *qt = q + t * K, *kt = k + t * K, *vt = v + t * V, *dot = dout + t * V;
       const float alpha = g ? std::exp(g[t]) : 1.0f, b = beta[t];
       // Pass A: dS_t += q_t doutᵀ; dq = S_t dout; du = dS_tᵀ k (S_t = α S_{t-1} + k uᵀ).
+      // Blocked widths: pass A of every token but the last ran fused into pass B of the token after it, so
+      // du and dq_t are already there.
       const int blocks = blocks_of(V);
       if (blocks) {
-        dispatch_blocks(V, [&](auto m) { sweep_delta_a<decltype(m)::value>(K, dS, St, qt, kt, dot, dq + t * K, du); });
+        if (t == T - 1)
+          dispatch_blocks(V, [&](auto m) { sweep_delta_a<decltype(m)::value>(K, dS, St, qt, kt, dot, dq + t * K, du); });
       } else {
         std::fill(du, du + V, 0.0f);
       }
@@ -425,7 +466,12 @@ void delta_scan_backward(int64_t T, int64_t K, int64_t V, const float* q, const 
         dalpha -= dup[j] * wt[j];
       }
       // Pass B: dk = dS_t u − α S_{t-1} dup; dα += <dS_t, S_{t-1}>; dS_{t-1} = α (dS_t − k dupᵀ).
-      if (blocks)
+      if (blocks && t > 0)
+        dispatch_blocks(V, [&](auto m) {
+          sweep_delta_ba<decltype(m)::value>(K, dS, P, alpha, kt, u, dup, dk + t * K, &dalpha, qt - K, kt - K,
+                                             dot - V, dq + (t - 1) * K, du);
+        });
+      else if (blocks)
         dispatch_blocks(V, [&](auto m) {
           sweep_delta_b<decltype(m)::value>(K, dS, P, alpha, kt, u, dup, dk + t * K, &dalpha);
         });
