@@ -1,6 +1,7 @@
 // The document model's builders and its three renderers (see document.h).
 #include "reports/document.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -95,7 +96,7 @@ std::string plain_of(const std::vector<Span>& spans) {
 
 std::string html_cell(const Cell& c, const std::string& label, bool labelled) {
   std::string s = c.header ? "<th scope=\"row\"" : "<td";
-  s += attr("class", c.cls);
+  if (c.cls) s += " class=\"" + html_escape(*c.cls) + "\"";
   if (c.colspan > 1) s += fmt::format(" colspan=\"{}\"", c.colspan);
   s += attr("title", c.title);
   if (labelled) s += " data-label=\"" + html_escape(label) + "\"";
@@ -228,7 +229,10 @@ std::string md_table(const Table& t, MarkdownEscape escape) {
   std::string s = md_row(head) + rule + "\n";
   for (const Row& r : t.rows) {
     std::vector<std::string> cells;
-    for (const Cell& c : r.cells) cells.push_back(md_of(c.content.spans(), escape));
+    for (const Cell& c : r.cells) {
+      cells.push_back(md_of(c.content.spans(), escape));
+      cells.resize(cells.size() + static_cast<size_t>(std::max(c.colspan, 1) - 1));
+    }
     s += md_row(cells);
   }
   return s;
@@ -269,5 +273,10 @@ std::string MarkdownRenderer::render(const Document& doc) const {
 // ---- JSON ---------------------------------------------------------------------------------------------------
 
 std::string JsonRenderer::render(const Document& doc) const { return doc.json.dump(2) + "\n"; }
+
+void write_pages(const Document& doc, const std::string& html, const std::string& md) {
+  if (!html.empty()) write_text_file(html, HtmlRenderer().render(doc));
+  if (!md.empty()) write_text_file(md, MarkdownRenderer().render(doc));
+}
 
 }  // namespace rb::reports

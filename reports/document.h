@@ -104,10 +104,11 @@ struct HeadCell {
 // A table cell: its content and, for a sortable column, the value it sorts by (data-v).
 struct Cell {
   Inline content;
-  std::optional<double> sort;  // data-v="…" (shortest form)
-  std::string cls, title;      // HTML class and hover title, none when empty
-  bool header = false;         // a row header, <th scope="row">
-  int colspan = 1;
+  std::optional<double> sort;      // data-v="…" (shortest form)
+  std::optional<std::string> cls;  // HTML class, written even when empty if set
+  std::string title;               // hover title, none when empty
+  bool header = false;             // a row header, <th scope="row">
+  int colspan = 1;                 // Markdown: the cell and colspan − 1 empty ones
   Cell() = default;
   Cell(Inline c) : content(std::move(c)) {}  // NOLINT(google-explicit-constructor)
   Cell(const char* c) : content(c) {}        // NOLINT(google-explicit-constructor)
@@ -229,5 +230,9 @@ class JsonRenderer : public Renderer {
  public:
   std::string render(const Document& doc) const override;
 };
+
+// Writes `doc` as an HTML page to `html` and as Markdown to `md`, each skipped when its path is empty (a
+// command's --html and --md).
+void write_pages(const Document& doc, const std::string& html, const std::string& md);
 
 }  // namespace rb::reports

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/document.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
 #include "stats/stats.h"
@@ -395,94 +396,135 @@ std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
   return out;
 }
 
-std::string leaderboard_markdown(const Leaderboard& board, const Standing& st) {
-  std::string md = fmt::format("## recallbench leaderboard: battery `{}` (version `{}`)\n\n{}.\n\n", board.battery,
-                               board.battery_version, conclusion(st));
-  md += "| rank | cell | task points in the top group | lock-in, all seeds |\n| --- | --- | --- | --- |\n";
+namespace {
+
+// A cell's name as each format marks it: HTML the name with a "new" badge; Markdown `name`, **name** (new).
+Inline cell_name(const std::string& cell, bool is_new) {
+  return Inline().raw(html_escape(cell) + (is_new ? " " + badge(Tone::kPlain, "new") : ""),
+                      is_new ? "**" + cell + "** (new)" : "`" + cell + "`");
+}
+
+Group leaderboard_header(const Leaderboard& board, const Standing& st) {
+  Group g{Group::Kind::kHeader};
+  g.add(Heading{1, "recallbench leaderboard"}, Show::kHtmlOnly);
+  g.add(Paragraph{Inline("battery ").code(board.battery).text(" · version ").code(board.battery_version)
+                      .text(fmt::format(" · {} cells · updated {}", board.rows.size(), board.updated)),
+                  "meta"},
+        Show::kHtmlOnly);
+  g.add(Heading{1, Inline("recallbench leaderboard: battery ").code(board.battery).text(" (version ")
+                       .code(board.battery_version).text(")")},
+        Show::kMarkdownOnly);
+  g.add(Paragraph{conclusion(st) + "."}, Show::kMarkdownOnly);
+  return g;
+}
+
+constexpr const char* kOverallNote =
+    ". A cell is in a task point's top group when a one-sided Fisher exact test on lock-in counts does not find it "
+    "worse than the point's best cell. Equal counts are equal ranks (=).";
+
+Group overall_section(const Standing& st) {
+  Group g;
+  g.add(Heading{2, "Overall"}, Show::kHtmlOnly);
+  g.add(Paragraph{Inline(conclusion(st)).raw(kOverallNote), "note"}, Show::kHtmlOnly);
+  Table t{{{"rank"}, {"cell"}, {Inline().raw("top group", "task points in the top group"), true},
+           {Inline().raw("lock-in", "lock-in, all seeds"), true}}};
+  t.cls = "sortable";
+  t.id = "overall";
+  t.rule = " --- ";
   for (const auto& o : st.overall) {
-    const std::string name = o.is_new ? "**" + o.cell + "** (new)" : "`" + o.cell + "`";
-    md += fmt::format("| {} | {}{} | {} / {} | {} / {} |\n", rank_text(o), name, incomplete(o, st), o.top_count,
-                      st.separating, o.locked, o.seeds);
+    Row row{{Cell(rank_text(o)), Cell(cell_name(o.cell, o.is_new).text(incomplete(o, st))),
+             Cell(fmt::format("{} / {}", o.top_count, st.separating), static_cast<double>(o.top_count)),
+             Cell(fmt::format("{} / {}", o.locked, o.seeds), o.seeds ? double(o.locked) / o.seeds : 0.0)},
+            o.is_new ? "new" : ""};
+    row.cells[1].cls = "cellname";
+    t.rows.push_back(std::move(row));
   }
-  std::string notes;
+  g.add(std::move(t));
+  return g;
+}
+
+Row placing_row(const Placing& p) {
+  Row row{{Cell(cell_name(p.cell, p.is_new))}, std::string(p.is_new ? "new " : "") + (p.top ? "top" : "")};
+  row.cells[0].cls = "cellname";
+  if (!p.present) {
+    Cell missing("missing");
+    missing.cls = "empty";
+    missing.colspan = 6;
+    row.cells.push_back(std::move(missing));
+    return row;
+  }
+  const auto& s = p.summary;
+  row.cells.push_back(Cell(fmt::format("{}/{}", s.k, s.n), s.rate));
+  row.cells.push_back(Cell(Inline().interval(s.ci.low, s.ci.high, s.rate).raw(" ", "")
+                               .sub(fmt::format("[{:.2f}, {:.2f}]", s.ci.low, s.ci.high))));
+  row.cells.push_back(Cell(fmt::format("{:.3f}", s.recall.median), s.recall.median));
+  row.cells.push_back(Cell(state_text(p), static_cast<double>(p.state_size)));
+  row.cells.push_back(Cell(p_text(p), p.best ? 2.0 : p.p_adjusted));
+  Cell top(Inline().raw(p.top ? "top group" : "", p.top ? "yes" : ""));
+  top.cls = p.top ? "top" : "";
+  row.cells.push_back(std::move(top));
+  return row;
+}
+
+Group task_section(const TaskStanding& t) {
+  Group g;
+  g.add(Heading{2, t.label});
+  Inline note(fmt::format("capacity floor {:.0f} bits", t.capacity_bits));
+  if (t.by_recall)
+    note.raw(" · no cell locked in: the top group is by per-seed recall (Mann–Whitney)",
+             "; no cell locked in: the top group is by per-seed recall (Mann–Whitney)");
+  g.add(Paragraph{note, "note"});
+  Table table{{{"cell"}, {"lock-in", true}, {"95% CI"}, {"median recall", true}, {"state / budget", true},
+               {"p vs best (Holm)", true}, {"top group"}}};
+  table.cls = "sortable task";
+  table.rule = " --- ";
+  for (const auto& p : t.placings) table.rows.push_back(placing_row(p));
+  g.add(std::move(table));
+  return g;
+}
+
+Group rows_section(const Leaderboard& board) {
+  Group g;
+  g.add(Heading{2, "Rows"});
+  Table t{{{"cell"}, {"description"}, {"commit"}, {"added"}, {"source"}}};
   for (const auto& r : board.rows)
-    if (const std::string note = cell_note(r); !note.empty()) notes += fmt::format("- `{}`: {}\n", r.cell, note);
-  if (!notes.empty()) md += "\nCells described by their authors (sidecar files):\n\n" + notes;
-  for (const auto& t : st.tasks) {
-    md += fmt::format("\n### {}\n\ncapacity floor {:.0f} bits{}\n\n", t.label, t.capacity_bits,
-                      t.by_recall ? "; no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "");
-    md += "| cell | lock-in | 95% CI | median recall | state / budget | p vs best (Holm) | top group |\n"
-          "| --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& p : t.placings) {
-      const std::string name = p.is_new ? "**" + p.cell + "** (new)" : "`" + p.cell + "`";
-      if (!p.present) {
-        md += fmt::format("| {} | missing | | | | | |\n", name);
-        continue;
-      }
-      md += fmt::format("| {} | {}/{} | [{:.2f}, {:.2f}] | {:.3f} | {} | {} | {} |\n", name, p.summary.k, p.summary.n,
-                        p.summary.ci.low, p.summary.ci.high, p.summary.recall.median, state_text(p), p_text(p),
-                        p.top ? "yes" : "");
-    }
+    t.rows.push_back({{r.cell, cell_note(r), Inline().code(commit_of(r.context)), r.added, Inline().code(r.source)},
+                      r.is_new ? "new" : ""});
+  g.add(std::move(t));
+  return g;
+}
+
+constexpr const char* kLeaderboardCss =
+    "<style>tr.new td{background:#fff6e0}tr.top td.cellname{font-weight:600}td.top{color:#1a9850;font-weight:600}"
+    "</style>";
+
+}  // namespace
+
+Document leaderboard_document(const Leaderboard& board, const Standing& st) {
+  Document d{"recallbench leaderboard: " + board.battery};
+  d.markdown_escape = MarkdownEscape::kNone;
+  d.add(Raw{kLeaderboardCss}, Show::kHtmlOnly);
+  d.add(leaderboard_header(board, st));
+  d.add(overall_section(st));
+  List notes;
+  for (const auto& r : board.rows)
+    if (const std::string note = cell_note(r); !note.empty()) notes.items.push_back(Inline().code(r.cell).text(": " + note));
+  if (!notes.items.empty()) {
+    d.add(Paragraph{"Cells described by their authors (sidecar files):"}, Show::kMarkdownOnly);
+    d.add(std::move(notes), Show::kMarkdownOnly);
   }
-  return md;
+  for (const auto& t : st.tasks) d.add(task_section(t));
+  d.add(rows_section(board), Show::kHtmlOnly);
+  d.json = standing_json(board, st);
+  return d;
+}
+
+std::string leaderboard_markdown(const Leaderboard& board, const Standing& st) {
+  return MarkdownRenderer().render(leaderboard_document(board, st));
 }
 
 std::string leaderboard_html(const Leaderboard& board, const Standing& st) {
-  const auto esc = html_escape;
-  std::string body =
-      "<style>tr.new td{background:#fff6e0}tr.top td.cellname{font-weight:600}td.top{color:#1a9850;font-weight:600}"
-      "</style>";
-  body += fmt::format("<header><h1>recallbench leaderboard</h1><p class=\"meta\">battery <code>{}</code> · version "
-                      "<code>{}</code> · {} cells · updated {}</p></header>",
-                      esc(board.battery), esc(board.battery_version), board.rows.size(), esc(board.updated));
-  body += fmt::format("<section><h2>Overall</h2><p class=\"note\">{}. A cell is in a task point's top group when a "
-                      "one-sided Fisher exact test on lock-in counts does not find it worse than the point's best cell. "
-                      "Equal counts are equal ranks (=).</p><div class=\"scroll\"><table class=\"sortable\" id=\"overall\">"
-                      "{}<tbody>",
-                      esc(conclusion(st)), table_head({{"rank"}, {"cell"}, {"top group", true}, {"lock-in", true}}));
-  for (const auto& o : st.overall)
-    body += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cellname\">{}{}</td><td data-v=\"{}\">{} / {}</td>"
-                        "<td data-v=\"{}\">{} / {}</td></tr>",
-                        o.is_new ? "new" : "", rank_text(o), esc(o.cell),
-                        (o.is_new ? " " + badge(Tone::kPlain, "new") : "") + esc(incomplete(o, st)),
-                        o.top_count, o.top_count, st.separating, o.seeds ? double(o.locked) / o.seeds : 0.0, o.locked, o.seeds);
-  body += "</tbody></table></div></section>";
-  for (size_t ti = 0; ti < st.tasks.size(); ++ti) {
-    const auto& t = st.tasks[ti];
-    body += fmt::format("<section><h2>{}</h2><p class=\"note\">capacity floor {:.0f} bits{}</p><div class=\"scroll\">"
-                        "<table class=\"sortable task\">{}<tbody>",
-                        esc(t.label), t.capacity_bits,
-                        t.by_recall ? " · no cell locked in: the top group is by per-seed recall (Mann–Whitney)" : "",
-                        table_head({{"cell"}, {"lock-in", true}, {"95% CI"}, {"median recall", true},
-                                    {"state / budget", true}, {"p vs best (Holm)", true}, {"top group"}}));
-    for (const auto& p : t.placings) {
-      const std::string cls = std::string(p.is_new ? "new " : "") + (p.top ? "top" : "");
-      const std::string name = esc(p.cell) + (p.is_new ? " " + badge(Tone::kPlain, "new") : "");
-      if (!p.present) {
-        body += fmt::format("<tr class=\"{}\"><td class=\"cellname\">{}</td><td class=\"empty\" colspan=\"6\">missing</td></tr>",
-                            cls, name);
-        continue;
-      }
-      const auto& s = p.summary;
-      body += fmt::format(
-          "<tr class=\"{}\"><td class=\"cellname\">{}</td><td data-v=\"{}\">{}/{}</td><td>{} <span class=\"sub\">"
-          "[{:.2f}, {:.2f}]</span></td><td data-v=\"{}\">{:.3f}</td><td data-v=\"{}\">{}</td>"
-          "<td data-v=\"{}\">{}</td><td class=\"{}\">{}</td></tr>",
-          cls, name, s.rate, s.k, s.n, interval_bar(s.ci.low, s.ci.high, s.rate), s.ci.low, s.ci.high,
-          s.recall.median, s.recall.median, p.state_size, esc(state_text(p)), p.best ? 2.0 : p.p_adjusted, esc(p_text(p)),
-          p.top ? "top" : "", p.top ? "top group" : "");
-    }
-    body += "</tbody></table></div></section>";
-  }
-  body += "<section><h2>Rows</h2><div class=\"scroll\"><table><thead><tr><th>cell</th><th>description</th>"
-          "<th>commit</th><th>added</th><th>source</th></tr></thead><tbody>";
-  for (const auto& r : board.rows)
-    body += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code>"
-                        "</td></tr>",
-                        r.is_new ? "new" : "", esc(r.cell), esc(cell_note(r)), esc(commit_of(r.context)), esc(r.added),
-                        esc(r.source));
-  body += "</tbody></table></div></section>";
-  return html_page("recallbench leaderboard: " + board.battery, body);
+  return HtmlRenderer().render(leaderboard_document(board, st));
 }
 
 }  // namespace rb::reports

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/document.h"
 #include "reports/results.h"
 
 namespace rb::reports {
@@ -115,6 +116,9 @@ struct Standing {
 Standing rank_cells(const Leaderboard& board, double alpha = 0.05);
 
 json standing_json(const Leaderboard& board, const Standing& st);
+// The leaderboard's document, built once for every renderer: the HTML page (HtmlRenderer: leaderboard_html), the
+// Markdown summary (MarkdownRenderer: leaderboard_markdown) and standing_json (JsonRenderer).
+Document leaderboard_document(const Leaderboard& board, const Standing& st);
 std::string leaderboard_markdown(const Leaderboard& board, const Standing& st);
 std::string leaderboard_html(const Leaderboard& board, const Standing& st);
 std::string leaderboard_text(const Leaderboard& board, const Standing& st);

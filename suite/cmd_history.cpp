@@ -188,10 +188,7 @@ int run_changes(const HistoryOptions& o) {
 
 // The trend document's pages (--html, --md), built once.
 void write_history_pages(const HistoryOptions& o, const json& doc) {
-  if (o.html.empty() && o.md.empty()) return;
-  const reports::Document d = reports::history_document(doc);
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::HtmlRenderer().render(d));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::MarkdownRenderer().render(d));
+  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::history_document(doc), o.html, o.md);
 }
 
 // history report --document: the pages of a trend document written before (by --json), no database read.

@@ -65,8 +65,7 @@ int run_leaderboard(const LeaderboardOptions& given) {
     fmt::print("wrote {}: {} rows; review it and commit it: git add {}\n", o.file, to_store.rows.size(), o.file);
   }
   if (!o.json.empty()) write_json_atomic(o.json, reports::standing_json(board, st));
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::leaderboard_html(board, st));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::leaderboard_markdown(board, st));
+  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::leaderboard_document(board, st), o.html, o.md);
   fmt::print("{}", reports::leaderboard_text(board, st));
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);

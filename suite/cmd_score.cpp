@@ -175,8 +175,7 @@ int run_score(const ScoreOptions& o) {
   fmt::print("{}", reports::leaderboard_text(board, st));
   if (!o.reference.empty()) print_against_reference(board, cell_name, o.reference, o.alpha);
   if (!o.json.empty()) write_json_atomic(o.json, reports::standing_json(board, st));
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::leaderboard_html(board, st));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::leaderboard_markdown(board, st));
+  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::leaderboard_document(board, st), o.html, o.md);
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);
   fmt::print("to store the row (a pull request): recallbench leaderboard --add {}\n", out);
