@@ -48,7 +48,10 @@ class AttentionCell final : public Cell {
   torch::Tensor forward(const torch::Tensor& x) override {
     const int64_t B = x.size(0), T = x.size(1);
     auto qkv = qkv_proj_->forward(x).view({B, T, 3, H_, Dh_}).permute({2, 0, 3, 1, 4});  // {3, B, H, T, Dh}
-    auto q = qkv[0] * (1.0 / std::sqrt(static_cast<double>(Dh_))), k = qkv[1], v = qkv[2];
+    // unbind, not three qkv[i]: its backward stacks the three gradients in one op, where each select's backward
+    // allocates a zero {3, B, H, T, Dh} tensor and autograd sums the three (2% of an attention step, same bits).
+    const auto parts = qkv.unbind(0);
+    auto q = parts[0] * (1.0 / std::sqrt(static_cast<double>(Dh_))), k = parts[1], v = parts[2];
     const int64_t C = std::max<int64_t>(window_, kMinBlock);
     auto o = sliding_ && 2 * C < T ? banded(q, k, v, C) : full(q, k, v);  // {B, H, T, Dh}
     return o_proj_->forward(o.transpose(1, 2).reshape({B, T, H_ * Dh_}));
