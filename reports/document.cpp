@@ -224,7 +224,9 @@ std::string md_table(const Table& t, MarkdownEscape escape) {
   std::string rule = "|";
   for (const auto& h : t.columns) {
     head.push_back(md_of(h.label.spans(), escape));
-    rule += t.rule + "|";
+    rule += (h.numeric ? t.rule.substr(0, t.rule.find_last_of('-') + 1) + ":" + t.rule.substr(t.rule.find_last_of('-') + 1)
+                       : t.rule) +
+            "|";
   }
   std::string s = md_row(head) + rule + "\n";
   for (const Row& r : t.rows) {

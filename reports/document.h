@@ -36,10 +36,10 @@ namespace rb::reports {
 struct Span {
   enum class Kind { kText, kCode, kStrong, kSub, kLink, kBadge, kIntervalBar, kRaw };
   Kind kind = Kind::kText;
-  std::string text;         // kText, kCode, kBadge: the text (each renderer escapes it); kRaw: the HTML
-  std::string markdown;     // kRaw: the Markdown
-  std::string attribute;    // kLink: the target; kCode: its hover title (HTML), none when empty
-  std::vector<Span> inner;  // kStrong, kSub, kLink: what they wrap
+  std::string text{};         // kText, kCode, kBadge: the text (each renderer escapes it); kRaw: the HTML
+  std::string markdown{};     // kRaw: the Markdown
+  std::string attribute{};    // kLink: the target; kCode: its hover title (HTML), none when empty
+  std::vector<Span> inner{};  // kStrong, kSub, kLink: what they wrap
   Tone tone = Tone::kPlain;                 // kBadge
   double low = 0, high = 0, rate = 0;       // kIntervalBar
 };
@@ -78,12 +78,14 @@ enum class Show { kAll, kHtmlOnly, kMarkdownOnly };
 
 // A heading: level 1 is the page title (HTML <h1>, Markdown "##": a job summary's title is one level down).
 struct Heading {
+  Heading(int lvl, Inline t) : level(lvl), text(std::move(t)) {}
   int level = 2;
   Inline text;
 };
 
 // A paragraph; `cls` its HTML class ("note", "meta"), none when empty.
 struct Paragraph {
+  Paragraph(Inline t, std::string c = "") : text(std::move(t)), cls(std::move(c)) {}  // NOLINT: text reads as one
   Inline text;
   std::string cls;
 };
@@ -93,12 +95,16 @@ struct List {
   std::vector<Inline> items;
 };
 
-// A table's column head: its label, whether a click sorts by it (data-col), its HTML class and hover title.
+// A table's column head: its label, whether a click sorts by it (data-col), its HTML class and hover title,
+// whether it holds numbers.
 struct HeadCell {
+  HeadCell(Inline l, bool sort = false, std::string c = "", std::optional<std::string> t = {}, bool num = false)  // NOLINT
+      : label(std::move(l)), sortable(sort), cls(std::move(c)), title(std::move(t)), numeric(num) {}
   Inline label;
   bool sortable = false;
   std::string cls;
   std::optional<std::string> title;  // written even when empty if set
+  bool numeric = false;              // right-aligned in Markdown ("---:")
 };
 
 // A table cell: its content and, for a sortable column, the value it sorts by (data-v).
@@ -118,6 +124,8 @@ struct Cell {
 
 // A table row; `cls` its HTML class (a verdict's tone class), written even when empty if set.
 struct Row {
+  Row() = default;
+  Row(std::vector<Cell> c, std::optional<std::string> k = {}) : cells(std::move(c)), cls(std::move(k)) {}  // NOLINT
   std::vector<Cell> cells;
   std::optional<std::string> cls;
   std::string id;
@@ -127,6 +135,8 @@ struct Row {
 // label on its cells (data-label) for the narrow-screen layout. Markdown: `rule` is each column's part of
 // the line under the head ("---" gives |---|---|, " --- " gives | --- | --- |).
 struct Table {
+  Table() = default;
+  explicit Table(std::vector<HeadCell> c) : columns(std::move(c)) {}
   std::vector<HeadCell> columns;
   std::vector<Row> rows;
   std::string cls, id;
@@ -146,6 +156,7 @@ struct LineChart {
 
 // One entry of a figure's legend: a colour swatch and its label; dashed: a dashed line instead.
 struct LegendItem {
+  LegendItem(std::string c, Inline l, bool d = false) : color(std::move(c)), label(std::move(l)), dashed(d) {}
   std::string color;
   Inline label;
   bool dashed = false;
@@ -153,6 +164,8 @@ struct LegendItem {
 
 // A figure: a caption over a chart, with a legend below when it has items.
 struct Figure {
+  Figure(Inline c, std::variant<LineChart, TrendChart> ch, std::vector<LegendItem> l = {})
+      : caption(std::move(c)), chart(std::move(ch)), legend(std::move(l)) {}
   Inline caption;
   std::variant<LineChart, TrendChart> chart;
   std::vector<LegendItem> legend;
@@ -164,6 +177,8 @@ struct Block;
 // class `cls` (a grid of figures), or a <details> box opened by its `summary`. Markdown shows the blocks.
 struct Group {
   enum class Kind { kSection, kHeader, kDiv, kDetails };
+  Group(Kind k = Kind::kSection, std::string i = "", std::string c = "")  // NOLINT: {} is an empty section
+      : kind(k), id(std::move(i)), cls(std::move(c)) {}
   Kind kind = Kind::kSection;
   std::string id, cls;
   Inline summary;  // kDetails
@@ -174,6 +189,7 @@ struct Group {
 
 // Verbatim text for one format (a page's own stylesheet).
 struct Raw {
+  explicit Raw(std::string t) : text(std::move(t)) {}
   std::string text;
 };
 
@@ -193,6 +209,7 @@ enum class MarkdownEscape { kNone, kTable, kHtmlSafe };
 // A whole report: its title (the HTML page's <title>), its blocks, its JSON form where it has one, and what
 // its Markdown form escapes.
 struct Document {
+  explicit Document(std::string t = "") : title(std::move(t)) {}
   std::string title;
   std::vector<Block> blocks;
   nlohmann::json json;  // null: no JSON form

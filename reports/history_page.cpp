@@ -21,8 +21,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string esc(const std::string& s) { return html_escape(s); }
-
 // ---- reading the document: absent fields and nulls are normal ------------------------------------------
 
 const json& field(const json& o, const char* key) {

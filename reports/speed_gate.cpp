@@ -302,24 +302,34 @@ std::string speed_comparison_table(const SpeedComparison& c) {
   return out;
 }
 
-std::string speed_comparison_markdown(const SpeedComparison& c) {
-  std::string out = fmt::format("### Speed gate: {}\n\n", speed_verdict_name(c.verdict));
-  out += fmt::format(
+Document speed_comparison_document(const SpeedComparison& c) {
+  Document d{std::string("Speed gate: ") + speed_verdict_name(c.verdict)};
+  d.markdown_escape = MarkdownEscape::kNone;
+  d.add(Heading{2, d.title});
+  d.add(Paragraph{fmt::format(
       "{} benchmarks ({}): {} regression, {} improvement, {} inconclusive, {} unreliable, {} no change. A slowdown "
       "is a regression when it exceeds {:.0f}% and a two-sided Mann–Whitney U test on the repetitions is "
-      "significant at {} after {} adjustment.\n\n",
+      "significant at {} after {} adjustment.",
       c.benchmarks.size(), c.time_key, c.regressions, c.improvements, c.inconclusive, c.unreliable, c.unchanged,
-      100 * c.options.threshold, c.options.alpha, stats::adjust_method_name(c.options.adjust));
-  out += "| benchmark | baseline | current | change | p (adj.) | reps | verdict |\n|---|---:|---:|---:|---:|---:|---|\n";
+      100 * c.options.threshold, c.options.alpha, stats::adjust_method_name(c.options.adjust))});
+  Table t{{{"benchmark"}, {"baseline", false, "", {}, true}, {"current", false, "", {}, true},
+           {"change", false, "", {}, true}, {"p (adj.)", false, "", {}, true}, {"reps", false, "", {}, true},
+           {"verdict"}}};
   for (const auto& b : c.benchmarks)
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {}/{} | {} |\n", b.name, time_str(b.median_base),
-                       time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
-                       b.n_base, b.n_cur, speed_verdict_name(b.verdict));
+    t.rows.push_back({{Inline().code(b.name), time_str(b.median_base), time_str(b.median_cur), pct(b.change),
+                       b.tested ? fmt::format("{:.3g}", b.p_adj) : "-", fmt::format("{}/{}", b.n_base, b.n_cur),
+                       speed_verdict_name(b.verdict)}});
+  d.add(std::move(t));
   if (!c.missing_in_current.empty())
-    out += fmt::format("\nMissing in current: {}\n", fmt::join(c.missing_in_current, ", "));
+    d.add(Paragraph{fmt::format("Missing in current: {}", fmt::join(c.missing_in_current, ", "))});
   if (!c.missing_in_baseline.empty())
-    out += fmt::format("\nNew (not in baseline): {}\n", fmt::join(c.missing_in_baseline, ", "));
-  return out;
+    d.add(Paragraph{fmt::format("New (not in baseline): {}", fmt::join(c.missing_in_baseline, ", "))});
+  d.json = speed_comparison_to_json(c);
+  return d;
+}
+
+std::string speed_comparison_markdown(const SpeedComparison& c) {
+  return MarkdownRenderer().render(speed_comparison_document(c));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -361,6 +371,18 @@ json noise_calibration_to_json(const NoiseCalibration& c) {
           {"suggested_threshold", c.suggested_threshold},
           {"benchmarks", rows},
           {"gate", speed_comparison_to_json(c.gate)}};
+}
+
+Document noise_calibration_document(const NoiseCalibration& c) {
+  Document d{"Speed noise (A/A)"};
+  d.markdown_escape = MarkdownEscape::kNone;
+  d.add(Heading{2, d.title});
+  d.add(Paragraph{fmt::format("Largest |change| {:.1f}%, largest spread {:.1f}%, suggested threshold {:.0f}%.",
+                              100 * c.max_abs_change, 100 * c.max_spread, 100 * c.suggested_threshold)});
+  Document gate = speed_comparison_document(c.gate);
+  for (auto& b : gate.blocks) d.blocks.push_back(std::move(b));
+  d.json = noise_calibration_to_json(c);
+  return d;
 }
 
 std::string noise_calibration_table(const NoiseCalibration& c) {
@@ -415,12 +437,7 @@ int run_speed_compare(const SpeedCompareRequest& r) {
     const NoiseCalibration cal = calibrate_noise(base, cur, r.options);
     std::fputs(noise_calibration_table(cal).c_str(), stdout);
     if (!r.json_out.empty()) write_json_atomic(r.json_out, noise_calibration_to_json(cal));
-    if (!r.md_out.empty())
-      write_text_file(r.md_out, fmt::format("### Speed noise (A/A)\n\nLargest |change| {:.1f}%, largest spread "
-                                            "{:.1f}%, suggested threshold {:.0f}%.\n\n",
-                                            100 * cal.max_abs_change, 100 * cal.max_spread,
-                                            100 * cal.suggested_threshold) +
-                                    speed_comparison_markdown(cal.gate));
+    if (!r.md_out.empty()) write_text_file(r.md_out, MarkdownRenderer().render(noise_calibration_document(cal)));
     std::fflush(stdout);
     return kExitOk;
   }

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/bench_json.h"
+#include "reports/document.h"
 #include "stats/stats.h"
 
 namespace rb::reports {
@@ -105,6 +106,8 @@ int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive);
 
 nlohmann::json speed_comparison_to_json(const SpeedComparison& c);
 std::string speed_comparison_table(const SpeedComparison& c);     // the human table (stdout)
+// The gate's document (Markdown: a job summary's section; JSON: speed_comparison_to_json), built once.
+Document speed_comparison_document(const SpeedComparison& c);
 std::string speed_comparison_markdown(const SpeedComparison& c);
 
 // ---------------------------------------------------------------------------------------------------
@@ -134,6 +137,8 @@ struct NoiseCalibration {
 NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options = {});
 nlohmann::json noise_calibration_to_json(const NoiseCalibration& c);
 std::string noise_calibration_table(const NoiseCalibration& c);
+// The A/A calibration's document: its numbers, then the gate's document (JSON: noise_calibration_to_json).
+Document noise_calibration_document(const NoiseCalibration& c);
 
 // ---------------------------------------------------------------------------------------------------
 // `recallbench compare` on benchmark files
