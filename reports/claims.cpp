@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/document.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
 #include "stats/stats.h"
@@ -817,40 +818,80 @@ std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts) {
   return out;
 }
 
-std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
-  std::string md = "| claim | verdict | a vs b (Holm p; for ties, Δ and interval) | effect, power, seeds needed | tested sentence |\n"
-                   "| --- | --- | --- | --- | --- |\n";
+namespace {
+
+// The verdict table of the HTML page: the claim's id (a badge when it gates), the counts, the note and the
+// threshold sensitivity, the sentence over the two sides.
+Table verdicts_page_table(const std::vector<ClaimVerdict>& verdicts) {
+  Table t{{{"claim"}, {"verdict"}, {"a vs b (Holm p; for ties, Δ and interval)"}, {"effect and power"}, {"sentence"}}};
+  t.cls = "changes";
+  t.labelled = true;
+  for (const auto& [column, label] : {std::pair{2, "a vs b"}, {3, "power"}})
+    t.columns[static_cast<size_t>(column)].data_label = label;
+  for (const auto& v : verdicts) {
+    Inline claim = Inline().code(v.claim->id);
+    if (v.claim->gate) claim.text(" ").badge(Tone::kPlain, "gate");
+    Inline power(v.note);
+    if (!v.sensitivity.empty()) power.raw("<br><span class=\"key\">" + html_escape(v.sensitivity) + "</span>");
+    Cell sentence(Inline(v.claim->quote).raw("<br><span class=\"key\">" + html_escape(sides_text(*v.claim)) + "</span>"));
+    sentence.cls = "why";
+    t.rows.push_back({{claim, Inline().strong(claim_outcome_name(v.verdict)), counts_text(v, "; "), power, sentence},
+                      tone_class(tone_of(v.verdict))});
+  }
+  return t;
+}
+
+// The verdict table of the Markdown summary: the same with the effect's seeds needed, lines broken by <br>.
+Table verdicts_summary_table(const std::vector<ClaimVerdict>& verdicts) {
+  Table t{{{"claim"}, {"verdict"}, {"a vs b (Holm p; for ties, Δ and interval)"}, {"effect, power, seeds needed"},
+           {"tested sentence"}}};
+  t.rule = " --- ";
   for (const auto& v : verdicts) {
     std::string quote = v.claim->quote;
     std::replace(quote.begin(), quote.end(), '|', '/');
-    md += fmt::format("| `{}`{} | **{}** | {} | {} | {} |\n", v.claim->id, v.claim->gate ? " (gate)" : "", claim_outcome_name(v.verdict),
-                      counts_text(v, "<br>"), v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), quote);
+    t.rows.push_back({{Inline().code(v.claim->id).text(v.claim->gate ? " (gate)" : ""),
+                       Inline().strong(claim_outcome_name(v.verdict)), counts_text(v, "<br>"),
+                       v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), quote}});
   }
-  return md;
+  return t;
+}
+
+}  // namespace
+
+Group verdicts_section(const std::vector<ClaimVerdict>& verdicts) {
+  Group g{Group::Kind::kSection, "claims"};
+  g.add(Heading{2, "Claims"}, Show::kHtmlOnly);
+  g.add(verdicts_page_table(verdicts), Show::kHtmlOnly);
+  g.add(verdicts_summary_table(verdicts), Show::kMarkdownOnly);
+  return g;
+}
+
+Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
+  Document d{"recallbench claims"};
+  d.markdown_escape = MarkdownEscape::kNone;
+  Group header{Group::Kind::kHeader};
+  header.add(Heading{1, "recallbench: claims"});
+  header.add(Paragraph{Inline(fmt::format("{} claims from ", verdicts.size())).code(set.source).text(" · " + utc_now()),
+                       "meta"});
+  d.add(std::move(header), Show::kHtmlOnly);
+  d.add(verdicts_section(verdicts));
+  d.json = verdicts_json(set, verdicts);
+  return d;
+}
+
+std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
+  Document d;
+  d.markdown_escape = MarkdownEscape::kNone;
+  d.add(verdicts_section(verdicts));
+  return MarkdownRenderer().render(d);
 }
 
 std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts) {
-  std::string body =
-      "<section id=\"claims\"><h2>Claims</h2><div class=\"scroll\"><table class=\"changes\"><thead><tr><th>claim</th>"
-      "<th>verdict</th><th>a vs b (Holm p; for ties, Δ and interval)</th><th>effect and power</th><th>sentence</th></tr></thead><tbody>";
-  for (const auto& v : verdicts) {
-    body += fmt::format("<tr class=\"{}\"><td data-label=\"claim\"><code>{}</code>{}</td><td data-label=\"verdict\"><b>{}"
-                        "</b></td><td data-label=\"a vs b\">{}</td><td data-label=\"power\">{}</td><td data-label=\"sentence\" "
-                        "class=\"why\">{}<br><span class=\"key\">{}</span></td></tr>",
-                        tone_class(tone_of(v.verdict)), html_escape(v.claim->id),
-                        v.claim->gate ? " " + badge(Tone::kPlain, "gate") : "",
-                        html_escape(claim_outcome_name(v.verdict)), html_escape(counts_text(v, "; ")),
-                        html_escape(v.note) + (v.sensitivity.empty() ? "" : "<br><span class=\"key\">" + html_escape(v.sensitivity) + "</span>"),
-                        html_escape(v.claim->quote), html_escape(sides_text(*v.claim)));
-  }
-  return body + "</tbody></table></div></section>";
+  return HtmlRenderer().render_blocks({verdicts_section(verdicts)});
 }
 
 std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
-  const std::string header =
-      fmt::format("<header><h1>recallbench: claims</h1><p class=\"meta\">{} claims from <code>{}</code> · {}</p></header>",
-                  verdicts.size(), html_escape(set.source), utc_now());
-  return html_page("recallbench claims", header + verdicts_section_html(verdicts));
+  return HtmlRenderer().render(verdicts_document(set, verdicts));
 }
 
 }  // namespace rb::reports

@@ -68,6 +68,11 @@
 #include "reports/results.h"
 
 namespace rb::reports {
+struct Document;  // document.h (which includes this header through html_parts.h)
+struct Group;
+}  // namespace rb::reports
+
+namespace rb::reports {
 
 inline constexpr int kClaimsSchemaVersion = 1;
 inline constexpr double kClaimPower = 0.8;
@@ -162,10 +167,16 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts);
 
 json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts);
-std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts);
+
+// The claims page's document (document.h), built once: the HTML page (verdicts_html), the Markdown verdict table
+// (verdicts_markdown), verdicts_json (JsonRenderer).
+Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts);
+// The verdict table as one section (HTML: <section id="claims">; Markdown: the table alone): the claims page's,
+// and the report's claims section.
+Group verdicts_section(const std::vector<ClaimVerdict>& verdicts);
+std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts);
-// The verdict table as one <section> (the report's claims section, and the body of verdicts_html).
 std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts);
 
 }  // namespace rb::reports

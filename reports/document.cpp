@@ -96,10 +96,10 @@ std::string plain_of(const std::vector<Span>& spans) {
 
 std::string html_cell(const Cell& c, const std::string& label, bool labelled) {
   std::string s = c.header ? "<th scope=\"row\"" : "<td";
+  if (labelled) s += " data-label=\"" + html_escape(label) + "\"";
   if (c.cls) s += " class=\"" + html_escape(*c.cls) + "\"";
   if (c.colspan > 1) s += fmt::format(" colspan=\"{}\"", c.colspan);
   s += attr("title", c.title);
-  if (labelled) s += " data-label=\"" + html_escape(label) + "\"";
   if (c.sort) s += fmt::format(" data-v=\"{}\"", *c.sort);
   return s + ">" + html_of(c.content) + (c.header ? "</th>" : "</td>");
 }
@@ -110,7 +110,7 @@ std::string html_table(const Table& t) {
   std::vector<std::string> labels;
   for (size_t i = 0; i < t.columns.size(); ++i) {
     const HeadCell& h = t.columns[i];
-    labels.push_back(plain_of(h.label.spans()));
+    labels.push_back(h.data_label ? *h.data_label : plain_of(h.label.spans()));
     s += "<th" + attr("class", h.cls) + (h.title ? " title=\"" + html_escape(*h.title) + "\"" : "") + (h.sortable ? fmt::format(" data-col=\"{}\"", i) : "") +
          ">" + html_of(h.label) + "</th>";
   }

@@ -105,6 +105,7 @@ struct HeadCell {
   std::string cls;
   std::optional<std::string> title;  // written even when empty if set
   bool numeric = false;              // right-aligned in Markdown ("---:")
+  std::optional<std::string> data_label{};  // what a labelled table repeats on its cells (default: the label)
 };
 
 // A table cell: its content and, for a sortable column, the value it sorts by (data-v).

@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/json_io.h"
 #include "reports/claims.h"
+#include "reports/document.h"
 #include "reports/report.h"
 #include "suite/cli.h"
 
@@ -28,8 +29,7 @@ int run_verify(const VerifyOptions& o) {
   for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
   const auto verdicts = reports::verify_claims(set, results);
   if (!o.json.empty()) write_json_atomic(o.json, reports::verdicts_json(set, verdicts));
-  if (!o.html.empty()) reports::write_text_file(o.html, reports::verdicts_html(set, verdicts));
-  if (!o.md.empty()) reports::write_text_file(o.md, reports::verdicts_markdown(verdicts));
+  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::verdicts_document(set, verdicts), o.html, o.md);
   fmt::print("{}", reports::verdicts_text(verdicts));
   const int code = reports::verify_exit_code(verdicts);
   fmt::print("{}\n", code ? "verify: a gated claim is not reproduced" : "verify: every gated claim is reproduced");
