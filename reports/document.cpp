@@ -264,10 +264,9 @@ std::string MarkdownRenderer::render(const Document& doc) const {
   std::vector<std::string> parts;
   md_blocks(doc.blocks, doc.markdown_escape, parts);
   std::string s;
-  for (const auto& p : parts) {
-    if (p.empty()) continue;
-    if (!s.empty()) s += "\n";
-    s += p;
+  for (auto p : parts) {
+    while (!p.empty() && p.back() == '\n') p.pop_back();  // a raw block's own trailing lines
+    if (!p.empty()) s += p + "\n\n";
   }
   return s;
 }

@@ -236,8 +236,9 @@ class HtmlRenderer : public Renderer {
   std::string render_blocks(const std::vector<Block>& blocks) const;
 };
 
-// Markdown: blocks separated by a blank line; headings one level down (level 1 is "##"); text escaped as the
-// document says (markdown_escape).
+// Markdown: each block followed by a blank line, the last one too, so that summaries appended one after
+// another (CI's $GITHUB_STEP_SUMMARY) never run a table into the next block; headings one level down (level 1
+// is "##"); text escaped as the document says (markdown_escape).
 class MarkdownRenderer : public Renderer {
  public:
   std::string render(const Document& doc) const override;

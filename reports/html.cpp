@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/document.h"
 #include "reports/html_parts.h"
+#include "reports/report_sections.h"
 #include "reports/report.h"
 #include "core/errors.h"
 #include "core/json_io.h"
@@ -554,8 +556,7 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-std::string report_html(const ReportInput& in) {
-  RB_ASSERT(in.runs != nullptr, "report needs results");
+void add_page_sections(Document& d, const ReportInput& in) {
   const RunSet& runs = *in.runs;
   std::map<std::string, std::string> color_of;
   {
@@ -583,8 +584,10 @@ std::string report_html(const ReportInput& in) {
   page += section_kernels(in.bench);
   page += section_configs(runs);
   page += section_context(in);
-  return html_page(in.title + ": " + report_verdict(in), page);
+  d.add(Raw{page}, Show::kHtmlOnly);
 }
+
+std::string report_html(const ReportInput& in) { return HtmlRenderer().render(report_document(in)); }
 
 std::string html_page(const std::string& title, const std::string& body) {
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -11,6 +11,8 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/document.h"
+#include "reports/report_sections.h"
 
 namespace rb::reports {
 
@@ -39,16 +41,6 @@ json runs_json(const RunSet& runs) {
                      {"steps", s.steps},
                      {"wall_seconds", s.wall_seconds}});
     }
-  }
-  return out;
-}
-
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
   }
   return out;
 }
@@ -90,22 +82,22 @@ json report_json(const ReportInput& in) {
 namespace {
 
 // "## recallbench: VERDICT", the counts, and what was compared with what under which rule.
-std::string md_header(const ReportInput& in) {
+void md_header(Document& d, const ReportInput& in) {
   const std::string verdict = report_verdict(in);
   const Comparison* c = in.comparison;
-  std::string md = "## recallbench: " + verdict + "\n\n" +
-                   (c ? fmt::format("**{}**: {} compared configs{}", verdict, verdict_counts(*c), data_unchecked_note(*c))
-                      : std::string("**no baseline**: results only, nothing was gated")) +
-                   "\n\n";
-  md += fmt::format("Results: `{}` ({} runs in {} configs, commit {})", in.runs->source, in.runs->run_count,
-                    in.runs->configs.size(), commit_of(in.runs->context, 12));
+  d.add(Heading{1, "recallbench: " + verdict}, Show::kMarkdownOnly);
+  d.add(Paragraph{c ? Inline().strong(verdict).text(fmt::format(": {} compared configs{}", verdict_counts(*c),
+                                                                    data_unchecked_note(*c)))
+                    : Inline().strong("no baseline").text(": results only, nothing was gated")},
+        Show::kMarkdownOnly);
+  Inline results = Inline("Results: ").code(in.runs->source).text(fmt::format(
+      " ({} runs in {} configs, commit {})", in.runs->run_count, in.runs->configs.size(), commit_of(in.runs->context, 12)));
   if (c)
-    md += fmt::format(" · baseline: `{}` (commit {}) · {}, alpha {}, minimum effect {:.0f} points "
-                      "lock-in, {:.2f} recall or {:.0f}% slower lock-in",
-                      in.baseline_path, commit_of(c->baseline_context, 12), md_escape(gate_rule_text(*c)),
-                      c->options.alpha, 100 * c->options.min_lockin_drop, c->options.min_recall_drop,
-                      100 * c->options.min_slowdown);
-  return md + "\n\n";
+    results.text(" · baseline: ").code(in.baseline_path).text(fmt::format(
+        " (commit {}) · {}, alpha {}, minimum effect {:.0f} points lock-in, {:.2f} recall or {:.0f}% slower lock-in",
+        commit_of(c->baseline_context, 12), gate_rule_text(*c), c->options.alpha, 100 * c->options.min_lockin_drop,
+        c->options.min_recall_drop, 100 * c->options.min_slowdown));
+  d.add(Paragraph{results}, Show::kMarkdownOnly);
 }
 
 // The title of a verdict's list in the summary.
@@ -124,94 +116,114 @@ const char* md_verdict_title(Verdict v) {
 }
 
 // One list per verdict other than no change, the most severe first: each config's key and reason.
-std::string md_verdict_lists(const Comparison& c) {
-  std::string md;
+void md_verdict_lists(Document& d, const Comparison& c) {
   for (Verdict v : {Verdict::kSeedsNotIndependent, Verdict::kModelChanged, Verdict::kTaskChanged,
                     Verdict::kDataStreamChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
-    std::string section;
+    List list;
     for (const auto& cc : c.configs)
-      if (cc.verdict == v) section += fmt::format("- `{}`: {}\n", cc.key, md_escape(cc.reason));
-    if (!section.empty()) md += fmt::format("### {}\n\n{}\n", md_verdict_title(v), section);
+      if (cc.verdict == v) list.items.push_back(Inline().code(cc.key).text(": " + cc.reason));
+    if (list.items.empty()) continue;
+    d.add(Heading{2, md_verdict_title(v)}, Show::kMarkdownOnly);
+    d.add(std::move(list), Show::kMarkdownOnly);
   }
-  return md;
 }
 
-// What the gate detects per config (GateOptions::power_analysis), "" without the analysis.
-std::string md_power_table(const Comparison& c) {
-  std::string rows;
+// What the gate detects per config (GateOptions::power_analysis), nothing without the analysis.
+void md_power_table(Document& d, const Comparison& c) {
+  Table t{{{"cell"}, {"task"}, {"baseline lock-in"}, {"lock-in drop detected"}, {"slowdown detected"}}};
   for (const auto& cc : c.configs) {
-    const auto& d = cc.detectable;
-    if (d.draws == 0 && std::isnan(d.lock_in_to)) continue;
-    rows += fmt::format("| {} | {} | {}/{} | {} | {} |\n", md_escape(cc.current->cell),
-                        md_escape(cc.current->task_label()), cc.k_base, cc.n_base,
-                        std::isnan(d.lock_in_to) ? std::string("none")
-                                                 : fmt::format("{:.2f} → {:.2f}", d.lock_in_from, d.lock_in_to),
-                        std::isnan(d.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", d.slowdown));
+    const auto& dt = cc.detectable;
+    if (dt.draws == 0 && std::isnan(dt.lock_in_to)) continue;
+    t.rows.push_back({{cc.current->cell, cc.current->task_label(), fmt::format("{}/{}", cc.k_base, cc.n_base),
+                       std::isnan(dt.lock_in_to) ? std::string("none")
+                                                 : fmt::format("{:.2f} → {:.2f}", dt.lock_in_from, dt.lock_in_to),
+                       std::isnan(dt.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", dt.slowdown)}});
   }
-  if (rows.empty()) return "";
-  return fmt::format("### What this gate detects with power {:.0f}%\n\nPer config, at {} seeds now, tested alone at "
-                     "alpha / tests: the lock-in drop (exact Fisher power) and the slowdown of every seed's lock-in "
-                     "(exact log-rank test, simulated from the baseline's seeds).\n\n| cell | task | baseline "
-                     "lock-in | lock-in drop detected | slowdown detected |\n|---|---|---|---|---|\n{}\n",
-                     100 * c.options.target_power, c.configs.front().n_cur, rows);
+  if (t.rows.empty()) return;
+  d.add(Heading{2, fmt::format("What this gate detects with power {:.0f}%", 100 * c.options.target_power)},
+        Show::kMarkdownOnly);
+  d.add(Paragraph{fmt::format("Per config, at {} seeds now, tested alone at alpha / tests: the lock-in drop (exact "
+                              "Fisher power) and the slowdown of every seed's lock-in (exact log-rank test, simulated "
+                              "from the baseline's seeds).",
+                              c.configs.front().n_cur)},
+        Show::kMarkdownOnly);
+  d.add(std::move(t), Show::kMarkdownOnly);
 }
 
-// A titled list of config keys, "" when there are none.
-std::string md_key_list(const std::string& title, const std::vector<std::string>& keys) {
-  if (keys.empty()) return "";
-  std::string md = "### " + title + "\n\n";
-  for (const auto& k : keys) md += "- `" + k + "`\n";
-  return md + "\n";
+// A titled list of config keys, nothing when there are none.
+void md_key_list(Document& d, const std::string& title, const std::vector<std::string>& keys) {
+  if (keys.empty()) return;
+  List list;
+  for (const auto& k : keys) list.items.push_back(Inline().code(k));
+  d.add(Heading{2, title}, Show::kMarkdownOnly);
+  d.add(std::move(list), Show::kMarkdownOnly);
 }
 
 // Every config: lock-in with its interval, recall, steps, state against the budget, the gate's verdict.
-std::string md_configs_table(const RunSet& runs, const Comparison* comparison) {
+void md_configs_table(Document& d, const RunSet& runs, const Comparison* comparison) {
   std::map<std::string, Verdict> verdict_of;
   if (comparison)
     for (const auto& cc : comparison->configs) verdict_of[cc.key] = cc.verdict;
-  std::string md = "### Configs\n\n| cell | task | lock-in | 95% CI | median recall | steps to lock in | state (budget) "
-                   "| floor bits | verdict |\n|---|---|---|---|---|---|---|---|---|\n";
+  Table t{{{"cell"}, {"task"}, {"lock-in"}, {"95% CI"}, {"median recall"}, {"steps to lock in"}, {"state (budget)"},
+           {"floor bits"}, {"verdict"}}};
   for (const auto& c : runs.configs) {
     const auto s = summarize(c);
     const auto it = verdict_of.find(c.key);
-    md += fmt::format("| {} | {} | {}/{} | {:.2f}–{:.2f} | {:.3f} | {} | {} ({}) | {:.0f} | {} |\n", md_escape(c.cell),
-                      md_escape(c.task_label()), s.k, s.n, s.ci.low, s.ci.high, s.recall.median,
-                      s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–", c.state_size,
-                      (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
-                          over_budget(c.state_size, c.state_budget),
-                      c.capacity_bits, it == verdict_of.end() ? "–" : verdict_name(it->second));
+    t.rows.push_back({{c.cell, c.task_label(), fmt::format("{}/{}", s.k, s.n),
+                       fmt::format("{:.2f}–{:.2f}", s.ci.low, s.ci.high), fmt::format("{:.3f}", s.recall.median),
+                       s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–",
+                       fmt::format("{} ({})", c.state_size, (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
+                                                                over_budget(c.state_size, c.state_budget)),
+                       fmt::format("{:.0f}", c.capacity_bits), it == verdict_of.end() ? "–" : verdict_name(it->second)}});
   }
-  return md + "\n";
+  d.add(Heading{2, "Configs"}, Show::kMarkdownOnly);
+  d.add(std::move(t), Show::kMarkdownOnly);
 }
 
-// The tested contrasts, "" when none was tested.
-std::string md_contrasts(const std::vector<ContrastResult>& contrasts) {
-  std::string rows;
+// The tested contrasts, nothing when none was tested.
+void md_contrasts(Document& d, const std::vector<ContrastResult>& contrasts) {
+  if (contrasts.empty()) return;
+  const std::string adjust = contrasts.front().adjust;
+  Table t{{{"contrast"}, {"lock-in"}, {"rate diff"}, {"p"}, {"p (" + adjust + ")"}}};
   for (const auto& r : contrasts)
     if (!r.missing)
-      rows += fmt::format("| {} | {}/{} vs {}/{} | {:+.2f} | {:.3g} | {:.3g}{} |\n", md_escape(r.spec.name), r.k_a,
-                          r.n_a, r.k_b, r.n_b, r.rate_diff, r.p, r.p_adj, r.significant ? " (significant)" : "");
-  if (rows.empty()) return "";
-  return fmt::format("### Contrasts (two-sided Fisher on lock-in counts, {0} across the battery)\n\n| contrast | "
-                     "lock-in | rate diff | p | p ({0}) |\n|---|---|---|---|---|\n",
-                     contrasts.front().adjust) +
-         rows + "\n";
+      t.rows.push_back({{r.spec.name, fmt::format("{}/{} vs {}/{}", r.k_a, r.n_a, r.k_b, r.n_b),
+                         fmt::format("{:+.2f}", r.rate_diff), fmt::format("{:.3g}", r.p),
+                         fmt::format("{:.3g}{}", r.p_adj, r.significant ? " (significant)" : "")}});
+  if (t.rows.empty()) return;
+  d.add(Heading{2, "Contrasts (two-sided Fisher on lock-in counts, " + adjust + " across the battery)"},
+        Show::kMarkdownOnly);
+  d.add(std::move(t), Show::kMarkdownOnly);
 }
 
 }  // namespace
 
-std::string report_markdown(const ReportInput& in) {
-  RB_ASSERT(in.runs != nullptr, "report needs results");
-  std::string md = md_header(in);
+void add_summary_sections(Document& d, const ReportInput& in) {
+  md_header(d, in);
   if (const Comparison* c = in.comparison) {
-    md += md_verdict_lists(*c) + md_power_table(*c);
-    md += md_key_list("In the baseline, missing from these results", c->missing_in_current);
-    md += md_key_list("New (not in the baseline, not gated)", c->missing_in_baseline);
+    md_verdict_lists(d, *c);
+    md_power_table(d, *c);
+    md_key_list(d, "In the baseline, missing from these results", c->missing_in_current);
+    md_key_list(d, "New (not in the baseline, not gated)", c->missing_in_baseline);
   }
-  md += md_configs_table(*in.runs, in.comparison) + md_contrasts(in.contrasts);
-  if (!in.claims_markdown.empty()) md += "### Claims (recallbench verify)\n\n" + in.claims_markdown + "\n";
-  return md;
+  md_configs_table(d, *in.runs, in.comparison);
+  md_contrasts(d, in.contrasts);
+  if (!in.claims_markdown.empty()) {
+    d.add(Heading{2, "Claims (recallbench verify)"}, Show::kMarkdownOnly);
+    d.add(Raw{in.claims_markdown}, Show::kMarkdownOnly);  // verify's verdict table, already Markdown
+  }
 }
+
+Document report_document(const ReportInput& in) {
+  RB_ASSERT(in.runs != nullptr, "report needs results");
+  Document d{in.title + ": " + report_verdict(in)};
+  d.json = report_json(in);
+  add_page_sections(d, in);
+  add_summary_sections(d, in);
+  return d;
+}
+
+std::string report_markdown(const ReportInput& in) { return MarkdownRenderer().render(report_document(in)); }
 
 std::string verdict_counts(const Comparison& c) {
   return fmt::format("{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "

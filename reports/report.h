@@ -21,6 +21,8 @@
 
 namespace rb::reports {
 
+struct Document;  // document.h
+
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kBaselineSchemaVersion = 1;
 
@@ -54,6 +56,10 @@ std::string html_escape(const std::string& text);
 // A short Markdown summary: verdict, regressions and inconclusive configs with their reasons, a
 // leaderboard table, missing configs.
 std::string report_markdown(const ReportInput& in);
+
+// The report's document (document.h), built once for every renderer: the HTML page (report_html), the
+// Markdown summary (report_markdown), report_json (JsonRenderer).
+Document report_document(const ReportInput& in);
 
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.

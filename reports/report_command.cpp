@@ -7,6 +7,7 @@
 
 #include "core/json_io.h"
 #include "reports/claims.h"
+#include "reports/document.h"
 #include "reports/report.h"
 
 namespace rb::reports {
@@ -56,8 +57,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   in.baseline_path = baseline_path;
   in.bench = bench;
   if (!out.json.empty()) write_json_atomic(out.json, report_json(in));
-  if (!out.html.empty()) write_text_file(out.html, report_html(in));
-  if (!out.md.empty()) write_text_file(out.md, report_markdown(in));
+  if (!out.html.empty() || !out.md.empty()) write_pages(report_document(in), out.html, out.md);
 
   if (print_configs) {
     std::printf("%-12s %-24s %-34s %9s %13s %8s %8s\n", "verdict", "cell", "task", "lock-in", "95% CI", "recall",
