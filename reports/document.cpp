@@ -47,6 +47,8 @@ Inline& Inline::append(const Inline& other) {
   return *this;
 }
 
+Cell::Cell(Inline c, double v) : content(std::move(c)), sort(fmt::format("{}", v)) {}
+
 Group& Group::add(Block b, Show show) {
   b.show = show;
   blocks.push_back(std::move(b));
@@ -100,7 +102,7 @@ std::string html_cell(const Cell& c, const std::string& label, bool labelled) {
   if (c.cls) s += " class=\"" + html_escape(*c.cls) + "\"";
   if (c.colspan > 1) s += fmt::format(" colspan=\"{}\"", c.colspan);
   s += attr("title", c.title);
-  if (c.sort) s += fmt::format(" data-v=\"{}\"", *c.sort);
+  if (c.sort) s += " data-v=\"" + *c.sort + "\"";
   return s + ">" + html_of(c.content) + (c.header ? "</th>" : "</td>");
 }
 
@@ -116,7 +118,7 @@ std::string html_table(const Table& t) {
   }
   s += "</tr></thead><tbody>";
   for (const Row& r : t.rows) {
-    s += "<tr" + attr("id", r.id) + (r.cls ? " class=\"" + html_escape(*r.cls) + "\"" : "") + ">";
+    s += "<tr" + attr("id", r.id) + (r.cls ? " class=\"" + html_escape(*r.cls) + "\"" : "") + attr("title", r.title) + ">";
     for (size_t i = 0; i < r.cells.size(); ++i)
       s += html_cell(r.cells[i], i < labels.size() ? labels[i] : std::string(), t.labelled);
     s += "</tr>";
@@ -165,6 +167,10 @@ std::string HtmlRenderer::render_blocks(const std::vector<Block>& blocks) const 
       s += "<ul>";
       for (const auto& item : l->items) s += "<li>" + html_of(item) + "</li>";
       s += "</ul>";
+    } else if (const auto* dl = std::get_if<Definitions>(&c)) {
+      s += "<dl>";
+      for (const auto& [term, text] : dl->items) s += "<dt>" + html_of(term) + "</dt><dd>" + html_of(text) + "</dd>";
+      s += "</dl>";
     } else if (const auto* t = std::get_if<Table>(&c)) s += html_table(*t);
     else if (const auto* f = std::get_if<Figure>(&c)) s += html_figure(*f);
     else if (const auto* g = std::get_if<Group>(&c)) s += html_group(*g, *this);
@@ -251,6 +257,11 @@ void md_blocks(const std::vector<Block>& blocks, MarkdownEscape escape, std::vec
     else if (const auto* l = std::get_if<List>(&c)) {
       std::string s;
       for (const auto& item : l->items) s += "- " + md_of(item.spans(), escape) + "\n";
+      out.push_back(s);
+    } else if (const auto* dl = std::get_if<Definitions>(&c)) {
+      std::string s;
+      for (const auto& [term, text] : dl->items)
+        s += "- " + md_of(term.spans(), escape) + ": " + md_of(text.spans(), escape) + "\n";
       out.push_back(s);
     } else if (const auto* t = std::get_if<Table>(&c)) out.push_back(md_table(*t, escape));
     else if (const auto* g = std::get_if<Group>(&c)) md_blocks(g->blocks, escape, out);

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -95,6 +96,11 @@ struct List {
   std::vector<Inline> items;
 };
 
+// A list of terms and their descriptions (HTML <dl>; Markdown "- term: description").
+struct Definitions {
+  std::vector<std::pair<Inline, Inline>> items;
+};
+
 // A table's column head: its label, whether a click sorts by it (data-col), its HTML class and hover title,
 // whether it holds numbers.
 struct HeadCell {
@@ -111,7 +117,7 @@ struct HeadCell {
 // A table cell: its content and, for a sortable column, the value it sorts by (data-v).
 struct Cell {
   Inline content;
-  std::optional<double> sort;      // data-v="…" (shortest form)
+  std::optional<std::string> sort;  // data-v="…"; Cell(content, number) writes the number's shortest form
   std::optional<std::string> cls;  // HTML class, written even when empty if set
   std::string title;               // hover title, none when empty
   bool header = false;             // a row header, <th scope="row">
@@ -120,7 +126,7 @@ struct Cell {
   Cell(Inline c) : content(std::move(c)) {}  // NOLINT(google-explicit-constructor)
   Cell(const char* c) : content(c) {}        // NOLINT(google-explicit-constructor)
   Cell(std::string c) : content(std::move(c)) {}  // NOLINT(google-explicit-constructor)
-  Cell(Inline c, double v) : content(std::move(c)), sort(v) {}
+  Cell(Inline c, double v);
 };
 
 // A table row; `cls` its HTML class (a verdict's tone class), written even when empty if set.
@@ -129,7 +135,7 @@ struct Row {
   Row(std::vector<Cell> c, std::optional<std::string> k = {}) : cells(std::move(c)), cls(std::move(k)) {}  // NOLINT
   std::vector<Cell> cells;
   std::optional<std::string> cls;
-  std::string id;
+  std::string id, title;  // HTML id and hover title, none when empty
 };
 
 // A table. HTML: in a horizontally scrolling box unless `scroll` is false; `labelled` repeats each column's
@@ -199,7 +205,7 @@ struct Block {
   template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Block>>>
   Block(T block, Show shown = Show::kAll) : content(std::move(block)), show(shown) {}  // NOLINT: any block kind
 
-  std::variant<Heading, Paragraph, List, Table, Figure, Group, Raw> content;
+  std::variant<Heading, Paragraph, List, Definitions, Table, Figure, Group, Raw> content;
   Show show = Show::kAll;
 };
 

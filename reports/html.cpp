@@ -311,28 +311,34 @@ std::string section_lottery(const RunSet& runs) {
   return s + "</div></section>";
 }
 
-std::string section_contrasts(const std::vector<ContrastResult>& contrasts) {
-  if (contrasts.empty()) return "";
-  const std::string adjust = esc(contrasts.front().adjust);
-  std::string s =
-      "<section id=\"contrasts\"><h2>Contrasts</h2><p class=\"note\">Pairs of configurations that differ in one knob. "
-      "Two-sided Fisher exact test on the lock-in counts, " + adjust + "-adjusted across the contrasts; the odds ratio "
-      "is the conditional maximum-likelihood estimate with its exact 95% interval.</p><div class=\"scroll\"><table>"
-      "<thead><tr><th>contrast</th><th>lock-in (with · without)</th><th>rate diff</th><th>recall diff (median)</th>"
-      "<th>p</th><th>p (" + adjust + ")</th><th>odds ratio [95%]</th></tr></thead><tbody>";
+Group section_contrasts(const std::vector<ContrastResult>& contrasts) {
+  if (contrasts.empty()) return {};
+  const std::string adjust = contrasts.front().adjust;
+  Group g{Group::Kind::kSection, "contrasts"};
+  g.add(Heading{2, "Contrasts"});
+  g.add(Paragraph{"Pairs of configurations that differ in one knob. Two-sided Fisher exact test on the lock-in counts, " +
+                      adjust + "-adjusted across the contrasts; the odds ratio is the conditional maximum-likelihood "
+                      "estimate with its exact 95% interval.",
+                  "note"});
+  Table t{{{"contrast"}, {"lock-in (with · without)"}, {"rate diff"}, {"recall diff (median)"}, {"p"},
+           {"p (" + adjust + ")"}, {"odds ratio [95%]"}}};
   for (const auto& r : contrasts) {
     if (r.missing) {
-      s += fmt::format("<tr><td>{}</td><td colspan=\"6\">an arm has no results</td></tr>", esc(r.spec.name));
+      Cell none("an arm has no results");
+      none.colspan = 6;
+      t.rows.push_back({{r.spec.name, none}});
       continue;
     }
-    s += fmt::format("<tr{}><td>{}{}</td><td>{}/{} · {}/{}</td><td>{:+.2f}</td><td>{:+.3f}</td><td>{:.3g}</td>"
-                     "<td><b>{:.3g}</b>{}</td><td>{} [{}, {}]</td></tr>",
-                     r.significant ? " class=\"sig\"" : "", esc(r.spec.name), r.spec.declared ? "" : " <span class=\"sub\">(inferred)</span>",
-                     r.k_a, r.n_a, r.k_b, r.n_b, r.rate_diff, r.recall_diff, r.p, r.p_adj,
-                     r.significant ? " significant" : "", fmt_num(r.odds_ratio, 2), fmt_num(r.or_low, 2),
-                     fmt_num(r.or_high, 2));
+    Inline name(r.spec.name);
+    if (!r.spec.declared) name.text(" ").sub("(inferred)");
+    t.rows.push_back({{name, fmt::format("{}/{} · {}/{}", r.k_a, r.n_a, r.k_b, r.n_b), fmt::format("{:+.2f}", r.rate_diff),
+                       fmt::format("{:+.3f}", r.recall_diff), fmt::format("{:.3g}", r.p),
+                       Inline().strong(fmt::format("{:.3g}", r.p_adj)).text(r.significant ? " significant" : ""),
+                       fmt_num(r.odds_ratio, 2) + " [" + fmt_num(r.or_low, 2) + ", " + fmt_num(r.or_high, 2) + "]"},
+                      r.significant ? std::optional<std::string>("sig") : std::nullopt});
   }
-  return s + "</tbody></table></div></section>";
+  g.add(std::move(t));
+  return g;
 }
 
 std::string section_curves(const RunSet& runs) {
@@ -406,59 +412,73 @@ std::string section_survival(const ReportInput& in) {
          figures + "</div></section>";
 }
 
-std::string section_kernels(const json& bench) {
+Group section_kernels(const json& bench) {
   const auto rows = bench_rows(bench);
-  if (rows.empty()) return "";
+  if (rows.empty()) return {};
   double max_v = 0;
   bool items = false;
   for (const auto& r : rows) {
     items = items || r.items_per_second > 0;
     max_v = std::max(max_v, r.items_per_second);
   }
-  std::string s = "<section id=\"kernels\"><h2>Kernel throughput</h2><p class=\"note\">From the Google Benchmark JSON "
-                   "given with <code>--bench</code>";
-  s += items ? ": items (tokens) per second, the median of repetitions when present.</p>"
-             : ": real time per iteration (no items counter).</p>";
-  s += "<div class=\"scroll\"><table class=\"bars\"><thead><tr><th>benchmark</th><th>throughput</th><th>time</th></tr>"
-       "</thead><tbody>";
+  Group g{Group::Kind::kSection, "kernels"};
+  g.add(Heading{2, "Kernel throughput"});
+  g.add(Paragraph{Inline("From the Google Benchmark JSON given with ").code("--bench").text(
+                      items ? ": items (tokens) per second, the median of repetitions when present."
+                            : ": real time per iteration (no items counter)."),
+                  "note"});
+  Table t{{{"benchmark"}, {"throughput"}, {"time"}}};
+  t.cls = "bars";
   for (const auto& r : rows) {
     const double w = max_v > 0 ? 100.0 * r.items_per_second / max_v : 0;
-    s += fmt::format("<tr><td><code>{}</code></td><td><div class=\"bar\"><i style=\"width:{:.1f}%\"></i><span>{}/s</span>"
-                     "</div></td><td>{:.4g} {}</td></tr>",
-                     esc(r.name), w, fmt_si(r.items_per_second), r.real_time, esc(r.time_unit));
+    t.rows.push_back({{Inline().code(r.name),
+                       Inline().raw(fmt::format("<div class=\"bar\"><i style=\"width:{:.1f}%\"></i><span>{}/s</span></div>", w,
+                                                fmt_si(r.items_per_second)),
+                                    fmt_si(r.items_per_second) + "/s"),
+                       fmt::format("{:.4g} ", r.real_time) + r.time_unit}});
   }
-  return s + "</tbody></table></div></section>";
+  g.add(std::move(t));
+  return g;
 }
 
-std::string section_configs(const RunSet& runs) {
-  std::string s =
-      "<section id=\"configs\"><h2>Configurations</h2><div class=\"scroll\"><table class=\"sortable\">" +
-      table_head({{"cell"}, {"task"}, {"lock-in", true}, {"mean recall ± sd", true}, {"median [IQR]", true},
-                  {"median steps to lock in", true}, {"state (numbers)", true}, {"budget"},
-                  {"capacity floor (K·log2 V bits)", true}, {"parameters", true}, {"recipe"}, {"failed"}}) +
-      "<tbody>";
-  for (const auto& c : runs.configs) {
-    const auto sm = summarize(c);
-    s += fmt::format(
-        "<tr title=\"{}\"><td>{}</td><td>{}</td><td data-v=\"{:.6f}\">{}/{} [{:.2f}, {:.2f}]</td><td data-v=\"{:.6f}\">"
-        "{} ± {}</td><td data-v=\"{:.6f}\">{} [{}, {}]</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{}</td>"
-        "<td data-v=\"{}\">{:.1f} ({:.3f} bits/number)</td><td data-v=\"{}\">{}</td><td>{} steps, lr {}, {}</td><td>{}</td></tr>",
-        esc(c.key), esc(c.cell), esc(c.task_label()), sm.rate, sm.k, sm.n, sm.ci.low, sm.ci.high, sm.recall.mean,
-        fmt_num(sm.recall.mean), fmt_num(sm.recall.sd), sm.recall.median, fmt_num(sm.recall.median),
-        fmt_num(sm.recall.q1), fmt_num(sm.recall.q3), sm.median_lock_in_step,
-        sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", c.state_size, c.state_size,
-        (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
-        c.capacity_bits, c.capacity_bits,
-        sm.floor_bits_per_number, c.parameters, c.parameters, c.step_budget(),
-        c.learning_rate_text(), esc(c.curriculum()), sm.failed);
-  }
-  return s + "</tbody></table></div></section>";
+Row config_row(const Config& c) {
+  const auto sm = summarize(c);
+  const auto v6 = [](double v) { return fmt::format("{:.6f}", v); };
+  Row row{{c.cell, c.task_label(), fmt::format("{}/{} [{:.2f}, {:.2f}]", sm.k, sm.n, sm.ci.low, sm.ci.high),
+           fmt_num(sm.recall.mean) + " ± " + fmt_num(sm.recall.sd),
+           fmt_num(sm.recall.median) + " [" + fmt_num(sm.recall.q1) + ", " + fmt_num(sm.recall.q3) + "]",
+           Cell(sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", sm.median_lock_in_step),
+           Cell(std::to_string(c.state_size), static_cast<double>(c.state_size)),
+           (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
+           Cell(fmt::format("{:.1f} ({:.3f} bits/number)", c.capacity_bits, sm.floor_bits_per_number), c.capacity_bits),
+           Cell(std::to_string(c.parameters), static_cast<double>(c.parameters)),
+           fmt::format("{} steps, lr {}, ", c.step_budget(), c.learning_rate_text()) + c.curriculum(),
+           std::to_string(sm.failed)}};
+  row.cells[2].sort = v6(sm.rate);
+  row.cells[3].sort = v6(sm.recall.mean);
+  row.cells[4].sort = v6(sm.recall.median);
+  row.title = c.key;
+  return row;
 }
 
-std::string section_context(const ReportInput& in) {
-  std::string s = "<section id=\"context\"><h2>Context</h2><dl>";
+Group section_configs(const RunSet& runs) {
+  Group g{Group::Kind::kSection, "configs"};
+  g.add(Heading{2, "Configurations"});
+  Table t{{{"cell"}, {"task"}, {"lock-in", true}, {"mean recall ± sd", true}, {"median [IQR]", true},
+           {"median steps to lock in", true}, {"state (numbers)", true}, {"budget"},
+           {"capacity floor (K·log2 V bits)", true}, {"parameters", true}, {"recipe"}, {"failed"}}};
+  t.cls = "sortable";
+  for (const auto& c : runs.configs) t.rows.push_back(config_row(c));
+  g.add(std::move(t));
+  return g;
+}
+
+Group section_context(const ReportInput& in) {
+  Group g{Group::Kind::kSection, "context"};
+  g.add(Heading{2, "Context"});
+  Definitions dl;
   const auto add = [&](const std::string& k, const json& v) {
-    s += "<dt>" + esc(k) + "</dt><dd>" + esc(v.is_string() ? v.get<std::string>() : v.dump()) + "</dd>";
+    dl.items.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
   };
   add("results", in.runs->source);
   if (in.runs->context.is_object())
@@ -470,7 +490,8 @@ std::string section_context(const ReportInput& in) {
       for (const auto& k : {"git_commit", "date", "host", "cpu_model"})
         if (in.comparison->baseline_context.contains(k)) add(std::string("baseline ") + k, in.comparison->baseline_context.at(k));
   }
-  return s + "</dl></section>";
+  g.add(std::move(dl));
+  return g;
 }
 
 constexpr const char* kCss = R"CSS(
@@ -568,23 +589,29 @@ void add_page_sections(Document& d, const ReportInput& in) {
   std::map<std::string, Verdict> verdict_of;
   if (in.comparison)
     for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = cc.verdict;
-  const std::string commit = commit_of(runs.context);
-  std::string page = "<header><h1>" + esc(in.title) + "</h1>";
-  page += fmt::format("<p class=\"meta\">{} runs in {} configs from <code>{}</code> · commit {} · {}</p></header>",
-                      runs.run_count, runs.configs.size(), esc(runs.source), esc(commit),
-                      esc(string_or(runs.context, "date", "")));
-  page += section_verdict(in);
-  page += section_by_cell(runs, verdict_of);
-  page += section_sweeps(runs, color_of);
-  page += section_lottery(runs);
-  page += section_contrasts(in.contrasts);
-  page += in.claims_html;  // verify's verdicts, with --claims
-  page += section_survival(in);
-  page += section_curves(runs);
-  page += section_kernels(in.bench);
-  page += section_configs(runs);
-  page += section_context(in);
-  d.add(Raw{page}, Show::kHtmlOnly);
+  Group header{Group::Kind::kHeader};
+  header.add(Heading{1, in.title});
+  header.add(Paragraph{Inline(fmt::format("{} runs in {} configs from ", runs.run_count, runs.configs.size()))
+                           .code(runs.source)
+                           .text(" · commit " + commit_of(runs.context) + " · " + string_or(runs.context, "date", "")),
+                       "meta"});
+  const auto html = [&d](Block b) {
+    if (const auto* g = std::get_if<Group>(&b.content); g && g->blocks.empty()) return;  // an empty section
+    if (const auto* r = std::get_if<Raw>(&b.content); r && r->text.empty()) return;
+    d.add(std::move(b), Show::kHtmlOnly);
+  };
+  html(std::move(header));
+  html(Raw{section_verdict(in)});
+  html(Raw{section_by_cell(runs, verdict_of)});
+  html(Raw{section_sweeps(runs, color_of)});
+  html(Raw{section_lottery(runs)});
+  html(section_contrasts(in.contrasts));
+  html(Raw{in.claims_html});  // verify's verdicts, with --claims
+  html(Raw{section_survival(in)});
+  html(Raw{section_curves(runs)});
+  html(section_kernels(in.bench));
+  html(section_configs(runs));
+  html(section_context(in));
 }
 
 std::string report_html(const ReportInput& in) { return HtmlRenderer().render(report_document(in)); }
