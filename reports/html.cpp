@@ -213,8 +213,8 @@ std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verd
 
 // Recall versus one task option (pairs or length): configs grouped by everything else; one chart per
 // group with at least two values of the option, one line per cell.
-std::string sweep_charts(const RunSet& runs, const std::string& option, const std::map<std::string, std::string>& color_of,
-                         int* charts) {
+void sweep_charts(const RunSet& runs, const std::string& option, const std::map<std::string, std::string>& color_of,
+                  std::vector<Figure>& figures) {
   std::map<std::string, std::vector<const Config*>> groups;
   for (const auto& c : runs.configs) {
     if (!std::isfinite(c.task_number(option))) continue;
@@ -225,7 +225,6 @@ std::string sweep_charts(const RunSet& runs, const std::string& option, const st
         json{{"task", c.task}, {"options", rest}, {"model", model}, {"train", c.train}}.dump();
     groups[g].push_back(&c);
   }
-  std::string s;
   for (const auto& [g, configs] : groups) {
     std::set<double> xs;
     for (const auto* c : configs) xs.insert(c->task_number(option));
@@ -260,24 +259,28 @@ std::string sweep_charts(const RunSet& runs, const std::string& option, const st
     for (const auto& [k, v] : rest.items())
       if (v.is_primitive()) where += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
     const std::string title = "recall vs " + option + " · " + where;
-    s += "<figure><figcaption>" + esc(title) + "</figcaption>" +
-         line_chart(title, Axis{option, log2 ? lo : lo, hi, log2},
-                    Axis{"median recall (whiskers: min–max)", 0, 1}, series) +
-         "</figure>";
-    ++*charts;
+    figures.push_back({title, LineChart{title, Axis{option, lo, hi, log2}, Axis{"median recall (whiskers: min–max)", 0, 1},
+                                        series}});
   }
-  return s;
 }
 
-std::string section_sweeps(const RunSet& runs, const std::map<std::string, std::string>& color_of) {
-  int charts = 0;
-  std::string body = sweep_charts(runs, "pairs", color_of, &charts) + sweep_charts(runs, "length", color_of, &charts);
-  std::string s = "<section id=\"sweeps\"><h2>Recall versus pairs and length</h2>";
-  if (charts == 0)
-    return s + "<p class=\"note\">These results hold a single value of pairs and of length for each setting; a "
-               "battery sweeping them draws one line per cell here.</p></section>";
-  return s + "<p class=\"note\">Median per-seed recall per cell; whiskers span the seeds (min–max).</p><div class=\"grid\">" +
-         body + "</div></section>";
+Group section_sweeps(const RunSet& runs, const std::map<std::string, std::string>& color_of) {
+  std::vector<Figure> figures;
+  sweep_charts(runs, "pairs", color_of, figures);
+  sweep_charts(runs, "length", color_of, figures);
+  Group g{Group::Kind::kSection, "sweeps"};
+  g.add(Heading{2, "Recall versus pairs and length"});
+  if (figures.empty()) {
+    g.add(Paragraph{"These results hold a single value of pairs and of length for each setting; a battery sweeping them "
+                    "draws one line per cell here.",
+                    "note"});
+    return g;
+  }
+  g.add(Paragraph{"Median per-seed recall per cell; whiskers span the seeds (min–max).", "note"});
+  Group grid{Group::Kind::kDiv, "", "grid"};
+  for (auto& f : figures) grid.add(std::move(f));
+  g.add(std::move(grid));
+  return g;
 }
 
 std::string section_lottery(const RunSet& runs) {
@@ -341,12 +344,8 @@ Group section_contrasts(const std::vector<ContrastResult>& contrasts) {
   return g;
 }
 
-std::string section_curves(const RunSet& runs) {
-  std::string s =
-      "<section id=\"curves\"><h2>Learning curves</h2><p class=\"note\">Held-out accuracy against training step, one "
-      "line per seed (<span style=\"color:" + std::string(kLocked) + "\">locked in</span>, <span style=\"color:" +
-      kNotLocked + "\">not</span>); the dashed line is the lock-in threshold.</p><div class=\"grid\">";
-  int drawn = 0;
+Group section_curves(const RunSet& runs) {
+  Group grid{Group::Kind::kDiv, "", "grid"};
   for (const auto& c : runs.configs) {
     std::vector<Series> series;
     double max_step = 1;
@@ -364,14 +363,21 @@ std::string section_curves(const RunSet& runs) {
       series.push_back(se);
     }
     if (series.empty()) continue;
-    ++drawn;
-    s += "<figure><figcaption><b>" + esc(c.cell) + "</b> · " + esc(c.task_label()) + "</figcaption>" +
-         line_chart(c.cell + " · " + c.task_label(), Axis{"step", 0, max_step}, Axis{"held-out accuracy", 0, 1}, series,
-                    c.threshold()) +
-         "</figure>";
+    grid.add(Figure{Inline().strong(c.cell).text(" · " + c.task_label()),
+                    LineChart{c.cell + " · " + c.task_label(), Axis{"step", 0, max_step}, Axis{"held-out accuracy", 0, 1},
+                              series, c.threshold()}});
   }
-  if (drawn == 0) return "";
-  return s + "</div></section>";
+  if (grid.blocks.empty()) return {};
+  Group g{Group::Kind::kSection, "curves"};
+  g.add(Heading{2, "Learning curves"});
+  g.add(Paragraph{Inline("Held-out accuracy against training step, one line per seed (")
+                      .raw("<span style=\"color:" + std::string(kLocked) + "\">locked in</span>", "locked in")
+                      .text(", ")
+                      .raw("<span style=\"color:" + std::string(kNotLocked) + "\">not</span>", "not")
+                      .text("); the dashed line is the lock-in threshold."),
+                  "note"});
+  g.add(std::move(grid));
+  return g;
 }
 
 // The lock-in lottery as a survival curve: per compared config, the Kaplan–Meier share of seeds not yet
@@ -603,12 +609,12 @@ void add_page_sections(Document& d, const ReportInput& in) {
   html(std::move(header));
   html(Raw{section_verdict(in)});
   html(Raw{section_by_cell(runs, verdict_of)});
-  html(Raw{section_sweeps(runs, color_of)});
+  html(section_sweeps(runs, color_of));
   html(Raw{section_lottery(runs)});
   html(section_contrasts(in.contrasts));
   html(Raw{in.claims_html});  // verify's verdicts, with --claims
   html(Raw{section_survival(in)});
-  html(Raw{section_curves(runs)});
+  html(section_curves(runs));
   html(section_kernels(in.bench));
   html(section_configs(runs));
   html(section_context(in));
