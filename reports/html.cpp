@@ -384,38 +384,46 @@ Group section_curves(const RunSet& runs) {
 // locked in against the training step, baseline (grey, dashed) and now; a seed that never locked in is
 // censored at the step budget. A curve shifted right is slower learning, one that stays higher is fewer
 // lock-ins: what the log-rank test in the gate measures.
-std::string section_survival(const ReportInput& in) {
-  if (!in.comparison) return "";
-  std::string figures;
+// A survival figure's caption: the config, its verdict, the log-rank test, the medians and what the gate detects.
+Inline survival_caption(const ConfigComparison& cc, const Comparison& c) {
+  Inline caption = Inline().strong(cc.current->cell).text(" · " + cc.current->task_label() + " · ");
+  caption.badge(tone_of(cc.verdict), verdict_name(cc.verdict)).raw("<br>", " ");
+  caption.text(fmt::format("log-rank p slower {} (adjusted {}), median steps {} → {}", fmt_num(cc.p_slower),
+                           fmt_num(cc.p_slower_adj),
+                           std::isfinite(cc.median_time_base) ? fmt::format("{:.0f}", cc.median_time_base) : "never",
+                           std::isfinite(cc.median_time_cur) ? fmt::format("{:.0f}", cc.median_time_cur) : "never"));
+  if (c.options.power_analysis)
+    caption.raw("<br>", " ").text(fmt::format(
+        "detects with power {:.0f}%: lock-in {}, slowdown {}", 100 * c.options.target_power,
+        std::isnan(cc.detectable.lock_in_to) ? std::string("no drop")
+                                             : fmt::format("{:.2f} → {:.2f}", cc.detectable.lock_in_from, cc.detectable.lock_in_to),
+        std::isnan(cc.detectable.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", cc.detectable.slowdown)));
+  return caption;
+}
+
+constexpr const char* kSurvivalNote =
+    "Share of seeds not yet locked in against the training step, baseline (dashed) and now; seeds that never locked "
+    "in are censored at the step budget. The gate tests \"slower\" with the exact log-rank test in the same Holm "
+    "family as the lock-in and recall tests.";
+
+Group section_survival(const ReportInput& in) {
+  if (!in.comparison) return {};
+  Group grid{Group::Kind::kDiv, "", "grid"};
   for (const auto& cc : in.comparison->configs) {
     if (cc.budget <= 0) continue;
     const auto budget = static_cast<double>(cc.budget);
     const Series base = km_series(lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true, budget);
     const Series now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false, budget);
-    figures += fmt::format(
-        "<figure><figcaption><b>{}</b> · {} · {}<br>log-rank p slower {} (adjusted "
-        "{}), median steps {} → {}{}</figcaption>{}</figure>",
-        esc(cc.current->cell), esc(cc.current->task_label()), badge(tone_of(cc.verdict), verdict_name(cc.verdict)),
-        fmt_num(cc.p_slower), fmt_num(cc.p_slower_adj),
-        std::isfinite(cc.median_time_base) ? fmt::format("{:.0f}", cc.median_time_base) : "never",
-        std::isfinite(cc.median_time_cur) ? fmt::format("{:.0f}", cc.median_time_cur) : "never",
-        in.comparison->options.power_analysis
-            ? fmt::format("<br>detects with power {:.0f}%: lock-in {}, slowdown {}", 100 * in.comparison->options.target_power,
-                          std::isnan(cc.detectable.lock_in_to)
-                              ? std::string("no drop")
-                              : fmt::format("{:.2f} → {:.2f}", cc.detectable.lock_in_from, cc.detectable.lock_in_to),
-                          std::isnan(cc.detectable.slowdown) ? std::string("none up to ×4")
-                                                             : fmt::format("×{:.1f}", cc.detectable.slowdown))
-            : std::string(),
-        line_chart(cc.current->cell + " · " + cc.current->task_label() + ": share of seeds not yet locked in",
-                   Axis{"step", 0, budget}, Axis{"not yet locked in", 0, 1}, {base, now}));
+    grid.add(Figure{survival_caption(cc, *in.comparison),
+                    LineChart{cc.current->cell + " · " + cc.current->task_label() + ": share of seeds not yet locked in",
+                              Axis{"step", 0, budget}, Axis{"not yet locked in", 0, 1}, {base, now}}});
   }
-  if (figures.empty()) return "";
-  return "<section id=\"survival\"><h2>Time to lock-in (Kaplan–Meier)</h2><p class=\"note\">Share of seeds not yet "
-         "locked in against the training step, baseline (dashed) and now; seeds that never locked in are censored at "
-         "the step budget. The gate tests \"slower\" with the exact log-rank test in the same Holm family as the "
-         "lock-in and recall tests.</p><div class=\"grid\">" +
-         figures + "</div></section>";
+  if (grid.blocks.empty()) return {};
+  Group g{Group::Kind::kSection, "survival"};
+  g.add(Heading{2, "Time to lock-in (Kaplan–Meier)"});
+  g.add(Paragraph{Inline().raw(kSurvivalNote, kSurvivalNote), "note"});  // its quotes as written
+  g.add(std::move(grid));
+  return g;
 }
 
 Group section_kernels(const json& bench) {
@@ -613,7 +621,7 @@ void add_page_sections(Document& d, const ReportInput& in) {
   html(Raw{section_lottery(runs)});
   html(section_contrasts(in.contrasts));
   html(Raw{in.claims_html});  // verify's verdicts, with --claims
-  html(Raw{section_survival(in)});
+  html(section_survival(in));
   html(section_curves(runs));
   html(section_kernels(in.bench));
   html(section_configs(runs));
