@@ -164,7 +164,7 @@ std::string HtmlRenderer::render_blocks(const std::vector<Block>& blocks) const 
     if (const auto* h = std::get_if<Heading>(&c)) s += fmt::format("<h{0}>{1}</h{0}>", h->level, html_of(h->text));
     else if (const auto* p = std::get_if<Paragraph>(&c)) s += "<p" + attr("class", p->cls) + ">" + html_of(p->text) + "</p>";
     else if (const auto* l = std::get_if<List>(&c)) {
-      s += "<ul>";
+      s += "<ul" + attr("class", l->cls) + ">";
       for (const auto& item : l->items) s += "<li>" + html_of(item) + "</li>";
       s += "</ul>";
     } else if (const auto* dl = std::get_if<Definitions>(&c)) {

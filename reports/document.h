@@ -91,9 +91,10 @@ struct Paragraph {
   std::string cls;
 };
 
-// A bulleted list.
+// A bulleted list; `cls` its HTML class, none when empty.
 struct List {
   std::vector<Inline> items;
+  std::string cls{};
 };
 
 // A list of terms and their descriptions (HTML <dl>; Markdown "- term: description").

@@ -62,55 +62,70 @@ std::string fmt_si(double v) {
 
 // ---- page sections ---------------------------------------------------------------------------------
 
-std::string section_verdict(const ReportInput& in) {
-  const std::string v = report_verdict(in);
-  const Tone tone = in.comparison ? tone_of(in.comparison->verdict) : Tone::kNeutral;
-  std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\"><h2>Verdict: {}</h2>", tone_class(tone), esc(v));
-  if (!in.comparison) {
-    s += "<p>No baseline was given: these are results only, nothing was gated. Pass <code>--baseline FILE</code> "
-         "to compare against a stored baseline.</p></section>";
-    return s;
-  }
-  const Comparison& c = *in.comparison;
-  s += fmt::format("<p>{} configs compared against <code>{}</code>. Identity is checked first and is never "
-                   "a matter of statistics: a config whose model (state size, parameters, architecture), task "
-                   "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
-                   "under the same key is not compared{}{}, and seeds of one config that saw the same training "
-                   "batches are not independent and are never compared. Then a regression needs a drop of at least "
-                   "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
-                   "mean steps), significant at alpha {}: {}{}.</p>",
-                   esc(verdict_counts(c)), esc(in.baseline_path),
-                   c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
-                   c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
-                   100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
-                   c.options.alpha, esc(gate_rule_text(c)), esc(data_unchecked_note(c)));
-  std::string rows;
+// What the gate compared and under which rule: the verdict sentence.
+std::string verdict_sentence(const ReportInput& in, const Comparison& c) {
+  return fmt::format("{} configs compared against {}. Identity is checked first and is never "
+                     "a matter of statistics: a config whose model (state size, parameters, architecture), task "
+                     "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
+                     "under the same key is not compared{}{}, and seeds of one config that saw the same training "
+                     "batches are not independent and are never compared. Then a regression needs a drop of at least "
+                     "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
+                     "mean steps), significant at alpha {}: {}{}.",
+                     esc(verdict_counts(c)), "<code>" + esc(in.baseline_path) + "</code>",
+                     c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
+                     c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
+                     100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
+                     c.options.alpha, esc(gate_rule_text(c)), esc(data_unchecked_note(c)));
+}
+
+// Every config whose verdict is not "no change": verdict, config, lock-in and recall before and after, why.
+Table verdict_table(const Comparison& c) {
+  Table t{{{"verdict"}, {"config"}, {"lock-in (baseline → now)"}, {"median recall"}, {"seeds needed"}, {"why"}}};
+  t.cls = "changes";
+  t.labelled = true;
+  t.columns[2].data_label = "lock-in";
   for (const auto& cc : c.configs) {
     if (cc.verdict == Verdict::kNoChange) continue;
-    const std::string vn = verdict_name(cc.verdict);
-    rows += fmt::format(
-        "<tr class=\"{}\"><td data-label=\"verdict\"><b>{}</b></td><td data-label=\"config\">{}<div class=\"key\">{}</div>"
-        "</td><td data-label=\"lock-in\">{}/{} → {}/{}</td><td data-label=\"median recall\">{} → {}</td>"
-        "<td data-label=\"seeds needed\">{}</td><td class=\"why\" data-label=\"why\">{}</td></tr>",
-        tone_class(tone_of(cc.verdict)), esc(vn), esc(cc.current->cell + " · " + cc.current->task_label()), esc(cc.key), cc.k_base,
-        cc.n_base, cc.k_cur, cc.n_cur, fmt_num(cc.recall_base), fmt_num(cc.recall_cur),
-        cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", esc(cc.reason));
+    Cell why(cc.reason);
+    why.cls = "why";
+    t.rows.push_back({{Inline().strong(verdict_name(cc.verdict)),
+                       Inline(cc.current->cell + " · " + cc.current->task_label())
+                           .raw("<div class=\"key\">" + esc(cc.key) + "</div>", " (" + cc.key + ")"),
+                       fmt::format("{}/{} → {}/{}", cc.k_base, cc.n_base, cc.k_cur, cc.n_cur),
+                       fmt_num(cc.recall_base) + " → " + fmt_num(cc.recall_cur),
+                       cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", why},
+                      tone_class(tone_of(cc.verdict))});
   }
-  if (!rows.empty())
-    s += "<div class=\"scroll\"><table class=\"changes\"><thead><tr><th>verdict</th><th>config</th><th>lock-in "
-         "(baseline → now)</th><th>median recall</th><th>seeds needed</th><th>why</th></tr></thead><tbody>" +
-         rows + "</tbody></table></div>";
-  if (!c.missing_in_current.empty()) {
-    s += "<p><b>In the baseline but missing from these results</b> (not compared):</p><ul class=\"keys\">";
-    for (const auto& k : c.missing_in_current) s += "<li><code>" + esc(k) + "</code></li>";
-    s += "</ul>";
+  return t;
+}
+
+// A titled list of config keys (missing or new), added only when there are some.
+void add_keys(Group& g, const char* title, const char* note, const std::vector<std::string>& keys) {
+  if (keys.empty()) return;
+  g.add(Paragraph{Inline().strong(title).text(note)});
+  List list;
+  list.cls = "keys";
+  for (const auto& k : keys) list.items.push_back(Inline().code(k));
+  g.add(std::move(list));
+}
+
+Group section_verdict(const ReportInput& in) {
+  const Tone tone = in.comparison ? tone_of(in.comparison->verdict) : Tone::kNeutral;
+  Group g{Group::Kind::kSection, "verdict", std::string("verdict ") + tone_class(tone)};
+  g.add(Heading{2, "Verdict: " + report_verdict(in)});
+  if (!in.comparison) {
+    g.add(Paragraph{Inline("No baseline was given: these are results only, nothing was gated. Pass ")
+                        .code("--baseline FILE")
+                        .text(" to compare against a stored baseline.")});
+    return g;
   }
-  if (!c.missing_in_baseline.empty()) {
-    s += "<p><b>New, not in the baseline</b> (not gated):</p><ul class=\"keys\">";
-    for (const auto& k : c.missing_in_baseline) s += "<li><code>" + esc(k) + "</code></li>";
-    s += "</ul>";
-  }
-  return s + "</section>";
+  const Comparison& c = *in.comparison;
+  g.add(Paragraph{Inline().raw(verdict_sentence(in, c))});
+  Table t = verdict_table(c);
+  if (!t.rows.empty()) g.add(std::move(t));
+  add_keys(g, "In the baseline but missing from these results", " (not compared):", c.missing_in_current);
+  add_keys(g, "New, not in the baseline", " (not gated):", c.missing_in_baseline);
+  return g;
 }
 
 // A column of the results-by-cell table: the task with the options that vary among this task's configs (all of them when
@@ -615,7 +630,7 @@ void add_page_sections(Document& d, const ReportInput& in) {
     d.add(std::move(b), Show::kHtmlOnly);
   };
   html(std::move(header));
-  html(Raw{section_verdict(in)});
+  html(section_verdict(in));
   html(Raw{section_by_cell(runs, verdict_of)});
   html(section_sweeps(runs, color_of));
   html(Raw{section_lottery(runs)});
