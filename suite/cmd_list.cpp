@@ -1,4 +1,6 @@
 // recallbench list [cells|tasks|batteries|kernels]
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cells/catalog.h"
@@ -64,6 +66,8 @@ int run_list(const ListOptions& o) {
   if (all || o.kind == "batteries") {
     nlohmann::json arr = nlohmann::json::array();
     if (!o.json) fmt::print("batteries:\n");
+    size_t width = 12;  // the name column: as wide as the longest name (a user's file may add a longer one)
+    for (const auto& b : BatteryRegistry::instance().entries()) width = std::max(width, b.name.size());
     for (const auto& b : BatteryRegistry::instance().entries()) {
       // Run count and an upper-bound cost (suite/planner.h); a preset naming a cell this build lacks says so.
       std::string runs = "?", cost = "?", note;
@@ -82,7 +86,8 @@ int run_list(const ListOptions& o) {
         entry["error"] = e.what();
       }
       arr.push_back(entry);
-      if (!o.json) fmt::print("  {:<12} {:>6} runs  ≤{:>7} core-h  {}{}\n", b.name, runs, cost, b.description, note);
+      if (!o.json)
+        fmt::print("  {:<{}} {:>5} runs  ≤{:>7} core-h  {}{}\n", b.name, width, runs, cost, b.description, note);
     }
     out["batteries"] = arr;
   }

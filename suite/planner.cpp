@@ -265,15 +265,17 @@ std::vector<size_t> shard_indices(size_t runs, const Shard& shard) {
 }
 
 double estimate_run_seconds(const RunSpec& spec) {
-  // Per training step: a fixed overhead plus a term in tokens × layers × width². Calibrated on this VM
-  // (one thread): d_model 32, batch 32, length 32 → ~0.022 s/step; d_model 64, batch 64, length 64 →
-  // ~0.2 s/step. Evaluation is forward-only (~1/3 of a step per batch of examples).
+  // Per training step: a fixed overhead plus a term in tokens × layers × width². Calibrated with
+  // tests/bench/plan_cost.sh (one thread, CPU time per step, docs/speed.md §7) on the slowest in-tree cell,
+  // rank1+decay+conv, with margin: measured/estimate 0.65–0.71 for rank1+decay+conv at width 32
+  // and lengths 64–256, 0.45 at width 64 (batch 64, length 64), 0.22–0.58 for the others. Evaluation is
+  // forward-only (~1/3 of a step per batch of examples).
   int64_t length = 64;
   if (spec.task.options.contains("length") && spec.task.options["length"].is_number_integer())
     length = spec.task.options["length"].get<int64_t>();
   const double d = static_cast<double>(spec.model.d_model);
   const double per_step =
-      2e-3 + 9e-9 * static_cast<double>(spec.train.batch * length * spec.model.layers) * std::max(d * d, 1024.0);
+      4e-3 + 6e-9 * static_cast<double>(spec.train.batch * length * spec.model.layers) * std::max(d * d, 1024.0);
   const double evals = static_cast<double>(spec.train.steps) / static_cast<double>(spec.train.eval_every);
   const double per_eval = per_step / 3.0 * static_cast<double>(spec.train.eval_examples) /
                           static_cast<double>(spec.train.batch);

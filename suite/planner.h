@@ -76,7 +76,8 @@ struct Shard {
 std::vector<size_t> shard_indices(size_t runs, const Shard& shard);
 
 // Upper-bound estimate of one run's single-thread cost in seconds (every run to its maximum steps),
-// calibrated on the 2-core development VM with the linear-attention cells. A planning aid, not a promise.
+// calibrated on the 2-core development VM on the slowest in-tree cells (tests/bench/plan_cost.sh). A planning aid,
+// not a promise.
 double estimate_run_seconds(const RunSpec& spec);
 
 }  // namespace rb
