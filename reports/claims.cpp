@@ -869,13 +869,15 @@ Group verdicts_section(const std::vector<ClaimVerdict>& verdicts) {
 Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
   Document d{"recallbench claims"};
   d.markdown_escape = MarkdownEscape::kNone;
+  d.json = verdicts_json(set, verdicts);  // the page shows its "generated" time: one timestamp for both
   Group header{Group::Kind::kHeader};
   header.add(Heading{1, "recallbench: claims"});
-  header.add(Paragraph{Inline(fmt::format("{} claims from ", verdicts.size())).code(set.source).text(" · " + utc_now()),
+  header.add(Paragraph{Inline(fmt::format("{} claims from ", verdicts.size()))
+                           .code(set.source)
+                           .text(" · " + d.json["generated"].get<std::string>()),
                        "meta"});
   d.add(std::move(header), Show::kHtmlOnly);
   d.add(verdicts_section(verdicts));
-  d.json = verdicts_json(set, verdicts);
   return d;
 }
 
