@@ -99,10 +99,10 @@ std::string plain_of(const std::vector<Span>& spans) {
 std::string html_cell(const Cell& c, const std::string& label, bool labelled) {
   std::string s = c.header ? "<th scope=\"row\"" : "<td";
   if (labelled) s += " data-label=\"" + html_escape(label) + "\"";
+  if (c.sort) s += " data-v=\"" + *c.sort + "\"";
   if (c.cls) s += " class=\"" + html_escape(*c.cls) + "\"";
   if (c.colspan > 1) s += fmt::format(" colspan=\"{}\"", c.colspan);
   s += attr("title", c.title);
-  if (c.sort) s += " data-v=\"" + *c.sort + "\"";
   return s + ">" + html_of(c.content) + (c.header ? "</th>" : "</td>");
 }
 

@@ -151,7 +151,41 @@ std::string column_of(const Config& c, const std::vector<Config>& all) {
 
 // Results by cell: one row per cell, one column per task point. Not a ranking ("leaderboard" means `recallbench
 // leaderboard`, whose top groups are tested): the rows are in order of mean recall, a summary only.
-std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
+constexpr const char* kByCellNote =
+    "Per cell and task (at the state budget shown): the median per-seed recall (held-out accuracy at the end of "
+    "training), and below it the lock-in count k/n with its exact 95% interval (Clopper–Pearson; the bar marks the "
+    "interval and the rate). Rows are in order of mean recall, a summary, not a ranking: compare counts of "
+    "locked-in seeds, and rank cells with ";
+
+Cell empty_cell() {
+  Cell c("–");
+  c.sort = "nan";
+  c.cls = "empty";
+  return c;
+}
+
+// One config in the results-by-cell table: its median recall, its verdict when it changed, its lock-in count
+// with the interval bar, its state and capacity floor.
+Cell by_cell_cell(const Config& c, const std::map<std::string, Verdict>& verdict_of) {
+  const auto sm = summarize(c);
+  Inline content = Inline().strong(fmt_num(sm.recall.median));
+  const auto v = verdict_of.find(c.key);
+  if (v != verdict_of.end() && v->second != Verdict::kNoChange)
+    content.text(" ").badge(tone_of(v->second), verdict_name(v->second));
+  content.raw("<div class=\"sub\">", " (")
+      .text(fmt::format("{}/{} locked ", sm.k, sm.n))
+      .interval(sm.ci.low, sm.ci.high, sm.rate)
+      .text(fmt::format(" [{:.2f}, {:.2f}]", sm.ci.low, sm.ci.high))
+      .raw("</div><div class=\"sub\">", "; ")
+      .text(fmt::format("state {} · floor {:.0f} bits", c.state_size, c.capacity_bits))
+      .raw("</div>", ")");
+  Cell cell(content);
+  cell.sort = fmt::format("{:.6f}", sm.recall.median);
+  cell.title = c.key;
+  return cell;
+}
+
+Group section_by_cell(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, const Config*> cell_at;
   std::set<std::string> cells;
@@ -162,14 +196,14 @@ std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verd
     cell_at[{c.cell, col}] = &c;
     cells.insert(c.cell);
   }
-  struct Row {
+  struct Means {
     std::string cell;
     double mean_recall = 0;
     double mean_rate = 0;
   };
-  std::vector<Row> rows;
+  std::vector<Means> rows;
   for (const auto& cell : cells) {
-    Row r{cell};
+    Means r{cell};
     int n = 0;
     for (const auto& col : columns) {
       auto it = cell_at.find({cell, col});
@@ -185,45 +219,32 @@ std::string section_by_cell(const RunSet& runs, const std::map<std::string, Verd
     }
     rows.push_back(r);
   }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+  std::sort(rows.begin(), rows.end(), [](const Means& a, const Means& b) {
     return a.mean_recall != b.mean_recall ? a.mean_recall > b.mean_recall : a.cell < b.cell;
   });
-  std::string s =
-      "<section id=\"by-cell\"><h2>Results by cell</h2><p class=\"note\">Per cell and task (at the state budget "
-      "shown): the median per-seed recall (held-out accuracy at the end of training), and below it the lock-in count "
-      "k/n with its exact 95% interval (Clopper–Pearson; the bar marks the interval and the rate). Rows are in order "
-      "of mean recall, a summary, not a ranking: compare counts of locked-in seeds, and rank cells with "
-      "<code>recallbench leaderboard</code> (tested top groups). Click a column to sort.</p><div class=\"scroll\">"
-      "<table id=\"by-cell-table\" class=\"sortable\">";
-  std::vector<Column> head = {{"#"}, {"cell"}, {"mean recall", true}, {"mean lock-in", true}};
-  for (const auto& col : columns) head.push_back({esc(col), true});
-  s += table_head(head) + "<tbody>";
+  Group g{Group::Kind::kSection, "by-cell"};
+  g.add(Heading{2, "Results by cell"});
+  g.add(Paragraph{Inline(kByCellNote).code("recallbench leaderboard").text(" (tested top groups). Click a column to sort."),
+                  "note"});
+  Table t{{{"#"}, {"cell"}, {"mean recall", true}, {"mean lock-in", true}}};
+  t.cls = "sortable";
+  t.id = "by-cell-table";
+  for (const auto& col : columns) t.columns.push_back({col, true});
   int rank = 0;
   for (const auto& r : rows) {
-    s += fmt::format("<tr><td>{}</td><th scope=\"row\">{}</th><td data-v=\"{:.6f}\"><b>{}</b></td><td data-v=\"{:.6f}\">{:.0f}%</td>",
-                     ++rank, esc(r.cell), r.mean_recall, fmt_num(r.mean_recall), r.mean_rate, 100 * r.mean_rate);
+    Row row{{std::to_string(++rank), r.cell, Inline().strong(fmt_num(r.mean_recall)),
+             fmt::format("{:.0f}%", 100 * r.mean_rate)}};
+    row.cells[1].header = true;
+    row.cells[2].sort = fmt::format("{:.6f}", r.mean_recall);
+    row.cells[3].sort = fmt::format("{:.6f}", r.mean_rate);
     for (const auto& col : columns) {
       auto it = cell_at.find({r.cell, col});
-      if (it == cell_at.end()) {
-        s += "<td data-v=\"nan\" class=\"empty\">–</td>";
-        continue;
-      }
-      const Config& c = *it->second;
-      const auto sm = summarize(c);
-      const auto v = verdict_of.find(c.key);
-      const std::string shown = v == verdict_of.end() || v->second == Verdict::kNoChange
-                                    ? ""
-                                    : " " + badge(tone_of(v->second), verdict_name(v->second));
-      s += fmt::format(
-          "<td data-v=\"{:.6f}\" title=\"{}\"><b>{}</b>{}<div class=\"sub\">{}/{} locked {} [{:.2f}, {:.2f}]</div>"
-          "<div class=\"sub\">state {} · floor {:.0f} bits</div></td>",
-          sm.recall.median, esc(c.key), fmt_num(sm.recall.median), shown, sm.k, sm.n,
-          interval_bar(sm.ci.low, sm.ci.high, sm.rate),
-          sm.ci.low, sm.ci.high, c.state_size, c.capacity_bits);
+      row.cells.push_back(it == cell_at.end() ? empty_cell() : by_cell_cell(*it->second, verdict_of));
     }
-    s += "</tr>";
+    t.rows.push_back(std::move(row));
   }
-  return s + "</tbody></table></div></section>";
+  g.add(std::move(t));
+  return g;
 }
 
 // Recall versus one task option (pairs or length): configs grouped by everything else; one chart per
@@ -631,7 +652,7 @@ void add_page_sections(Document& d, const ReportInput& in) {
   };
   html(std::move(header));
   html(section_verdict(in));
-  html(Raw{section_by_cell(runs, verdict_of)});
+  html(section_by_cell(runs, verdict_of));
   html(section_sweeps(runs, color_of));
   html(Raw{section_lottery(runs)});
   html(section_contrasts(in.contrasts));
