@@ -62,14 +62,6 @@ std::string interval_bar(double low, double high, double rate) {
                      60 * low, std::max(60 * (high - low), 1.0), std::clamp(60 * rate - 1, 0.0, 58.0));
 }
 
-std::string table_head(const std::vector<Column>& columns) {
-  std::string s = "<thead><tr>";
-  for (size_t i = 0; i < columns.size(); ++i)
-    s += columns[i].sortable ? fmt::format("<th data-col=\"{}\">{}</th>", i, columns[i].label)
-                             : "<th>" + columns[i].label + "</th>";
-  return s + "</tr></thead>";
-}
-
 std::vector<double> nice_ticks(double lo, double hi, int want) {
   const double span = hi - lo;
   if (!(span > 0)) return {lo};

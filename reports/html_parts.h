@@ -1,12 +1,11 @@
 // Parts the report layer's HTML pages share (the report, the leaderboard page, the claims page, the history
-// page): the colour a verdict is shown in, the verdict badge, the lock-in interval bar, the head of a sortable
-// table, the line chart, the Kaplan–Meier chart and the history's trend chart, each defined once here. The page frame and escaping are
-// report.h's html_page and html_escape; the stylesheet that styles these parts and the script that sorts the
-// tables are html.cpp's.
+// page): the colour a verdict is shown in, the verdict badge, the lock-in interval bar, the line chart, the
+// Kaplan–Meier chart and the history's trend chart, each defined once here. Tables, sortable ones included, are
+// the document model's (document.h). The page frame and escaping are report.h's html_page and html_escape; the
+// stylesheet that styles these parts and the script that sorts the tables are html.cpp's.
 //
 //   row += "<tr class=\"" + std::string(tone_class(tone_of(verdict))) + "\">";
 //   cell += badge(tone_of(verdict), verdict_name(verdict)) + interval_bar(s.ci.low, s.ci.high, s.rate);
-//   table += table_head({{"cell"}, {"lock-in", true}});
 //   figure += line_chart("recall vs pairs", Axis{"pairs", 2, 32, true}, Axis{"recall", 0, 1}, series);
 #pragma once
 
@@ -44,17 +43,6 @@ std::string badge(Tone tone, const std::string& text);
 // The lock-in rate with its interval as a 60×8 bar (stylesheet class "cibar"): a grey track, the interval
 // [low, high] in blue, the rate as a dark tick. All three in [0, 1].
 std::string interval_bar(double low, double high, double rate);
-
-// ---- sortable tables ----------------------------------------------------------------------------------------
-
-// One column of a table: its header (HTML: escape text first) and whether a click sorts by it (the page script
-// sorts a table of class "sortable" on the data-v of the clicked column's cells).
-struct Column {
-  std::string label;
-  bool sortable = false;
-};
-// "<thead><tr><th>cell</th><th data-col=\"1\">lock-in</th></tr></thead>": a sortable column carries its index.
-std::string table_head(const std::vector<Column>& columns);
 
 // ---- line charts --------------------------------------------------------------------------------------------
 
