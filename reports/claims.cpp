@@ -847,11 +847,9 @@ Table verdicts_summary_table(const std::vector<ClaimVerdict>& verdicts) {
            {"tested sentence"}}};
   t.rule = " --- ";
   for (const auto& v : verdicts) {
-    std::string quote = v.claim->quote;
-    std::replace(quote.begin(), quote.end(), '|', '/');
     t.rows.push_back({{Inline().code(v.claim->id).text(v.claim->gate ? " (gate)" : ""),
                        Inline().strong(claim_outcome_name(v.verdict)), counts_text(v, "<br>"),
-                       v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), quote}});
+                       v.note + (v.sensitivity.empty() ? "" : "<br>" + v.sensitivity), v.claim->quote}});
   }
   return t;
 }
@@ -868,7 +866,6 @@ Group verdicts_section(const std::vector<ClaimVerdict>& verdicts) {
 
 Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {
   Document d{"recallbench claims"};
-  d.markdown_escape = MarkdownEscape::kNone;
   d.json = verdicts_json(set, verdicts);  // the page shows its "generated" time: one timestamp for both
   Group header{Group::Kind::kHeader};
   header.add(Heading{1, "recallbench: claims"});
@@ -883,13 +880,8 @@ Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>&
 
 std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts) {
   Document d;
-  d.markdown_escape = MarkdownEscape::kNone;
   d.add(verdicts_section(verdicts));
   return MarkdownRenderer().render(d);
-}
-
-std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts) {
-  return HtmlRenderer().render_blocks({verdicts_section(verdicts)});
 }
 
 std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts) {

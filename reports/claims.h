@@ -177,6 +177,5 @@ Document verdicts_document(const ClaimSet& set, const std::vector<ClaimVerdict>&
 Group verdicts_section(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_markdown(const std::vector<ClaimVerdict>& verdicts);
 std::string verdicts_html(const ClaimSet& set, const std::vector<ClaimVerdict>& verdicts);
-std::string verdicts_section_html(const std::vector<ClaimVerdict>& verdicts);
 
 }  // namespace rb::reports

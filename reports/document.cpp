@@ -142,6 +142,30 @@ std::string html_figure(const Figure& f) {
   return s + "</figure>";
 }
 
+std::string html_strip_chart(const StripChart& c) {
+  const auto at = [](double x) { return 1.5 + 97 * std::clamp(x, 0.0, 1.0); };  // a value's x, in percent
+  std::string s = "<div class=\"lottery\">";
+  for (const auto& row : c.rows) {
+    std::string dots;
+    for (size_t i = 0; i < row.dots.size(); ++i) {
+      const auto& dot = row.dots[i];
+      dots += fmt::format("<circle cx=\"{:.2f}%\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">"
+                          "<title>{}</title></circle>",
+                          at(dot.x), 12 + (static_cast<double>(i % 5) - 2.0) * 3.2,
+                          dot.filled ? c.filled_color : "white", dot.filled ? c.filled_color : c.hollow_color,
+                          html_escape(dot.title));
+    }
+    s += "<div class=\"lrow\"><div class=\"llabel\">" + html_of(row.label) + "<div class=\"sub\">" + html_of(row.note) +
+         "</div></div><svg class=\"chart strip\" width=\"100%\" height=\"26\" role=\"img\" aria-label=\"" +
+         html_escape(row.aria) + "\"><line x1=\"1.5%\" x2=\"98.5%\" y1=\"12\" y2=\"12\" class=\"grid\"/>";
+    if (!std::isnan(row.ref))
+      s += fmt::format("<line x1=\"{0:.2f}%\" x2=\"{0:.2f}%\" y1=\"1\" y2=\"24\" class=\"ref\"/>", at(row.ref));
+    s += dots + "</svg></div>";
+  }
+  return s + "<div class=\"lrow\"><div></div><div class=\"scale\"><span>0</span><span>0.5</span><span>1.0</span></div></div>"
+             "</div>";
+}
+
 std::string html_group(const Group& g, const HtmlRenderer& r) {
   switch (g.kind) {
     case Group::Kind::kSection:
@@ -173,6 +197,7 @@ std::string HtmlRenderer::render_blocks(const std::vector<Block>& blocks) const 
       s += "</dl>";
     } else if (const auto* t = std::get_if<Table>(&c)) s += html_table(*t);
     else if (const auto* f = std::get_if<Figure>(&c)) s += html_figure(*f);
+    else if (const auto* strip = std::get_if<StripChart>(&c)) s += html_strip_chart(*strip);
     else if (const auto* g = std::get_if<Group>(&c)) s += html_group(*g, *this);
     else s += std::get<Raw>(c).text;
   }
@@ -264,7 +289,12 @@ void md_blocks(const std::vector<Block>& blocks, MarkdownEscape escape, std::vec
         s += "- " + md_of(term.spans(), escape) + ": " + md_of(text.spans(), escape) + "\n";
       out.push_back(s);
     } else if (const auto* t = std::get_if<Table>(&c)) out.push_back(md_table(*t, escape));
-    else if (const auto* g = std::get_if<Group>(&c)) md_blocks(g->blocks, escape, out);
+    else if (const auto* strip = std::get_if<StripChart>(&c)) {
+      std::string s;
+      for (const auto& row : strip->rows)
+        s += "- " + md_of(row.label.spans(), escape) + ": " + md_of(row.note.spans(), escape) + "\n";
+      out.push_back(s);
+    } else if (const auto* g = std::get_if<Group>(&c)) md_blocks(g->blocks, escape, out);
     else if (const auto* r = std::get_if<Raw>(&c)) out.push_back(r->text);
   }
 }

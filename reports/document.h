@@ -179,6 +179,25 @@ struct Figure {
   std::vector<LegendItem> legend;
 };
 
+// Rows of dots on a 0–1 scale, each row with a label, a note under it and a reference line: the lock-in lottery,
+// one dot per seed at its final accuracy, filled when it locked in. HTML: <div class="lottery"> of rows, dots
+// jittered over five lanes, the scale 0 · 0.5 · 1.0 under them; Markdown: per row "label: note".
+struct StripChart {
+  struct Dot {
+    double x = 0;        // 0–1, clamped
+    bool filled = false;
+    std::string title;   // the hover
+  };
+  struct Row {
+    Inline label, note;
+    std::string aria;    // the SVG's aria-label
+    double ref = NAN;    // the reference line (none when NaN)
+    std::vector<Dot> dots;
+  };
+  std::string filled_color, hollow_color;  // a filled dot's colour, a hollow dot's stroke
+  std::vector<Row> rows;
+};
+
 struct Block;
 
 // Blocks grouped as one HTML element: a <section> (id and class as given), the page <header>, a <div> of
@@ -206,7 +225,7 @@ struct Block {
   template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Block>>>
   Block(T block, Show shown = Show::kAll) : content(std::move(block)), show(shown) {}  // NOLINT: any block kind
 
-  std::variant<Heading, Paragraph, List, Definitions, Table, Figure, Group, Raw> content;
+  std::variant<Heading, Paragraph, List, Definitions, Table, Figure, StripChart, Group, Raw> content;
   Show show = Show::kAll;
 };
 

@@ -319,35 +319,29 @@ Group section_sweeps(const RunSet& runs, const std::map<std::string, std::string
   return g;
 }
 
-std::string section_lottery(const RunSet& runs) {
-  std::string s =
-      "<section id=\"lottery\"><h2>The lock-in lottery</h2><p class=\"note\">One dot per seed at its final held-out "
-      "accuracy: <span style=\"color:" + std::string(kLocked) + "\">●</span> locked in, <span style=\"color:" +
-      kNotLocked + "\">○</span> not. The dashed line is the lock-in threshold. Compare counts of locked-in seeds, "
-      "not means.</p><div class=\"lottery\">";
+Group section_lottery(const RunSet& runs) {
+  Group g{Group::Kind::kSection, "lottery"};
+  g.add(Heading{2, "The lock-in lottery"});
+  g.add(Paragraph{Inline("One dot per seed at its final held-out accuracy: ")
+                      .raw("<span style=\"color:" + std::string(kLocked) + "\">●</span>", "●")
+                      .text(" locked in, ")
+                      .raw("<span style=\"color:" + std::string(kNotLocked) + "\">○</span>", "○")
+                      .text(" not. The dashed line is the lock-in threshold. Compare counts of locked-in seeds, not means."),
+                  "note"});
+  StripChart strip{kLocked, kNotLocked, {}};
   for (const auto& c : runs.configs) {
     const auto sm = summarize(c);
-    const double thr = c.threshold();
-    std::string dots;
-    for (size_t i = 0; i < c.seeds.size(); ++i) {
-      const auto& seed = c.seeds[i];
-      const double x = 1.5 + 97 * std::clamp(seed.final_accuracy, 0.0, 1.0);
-      const double y = 12 + (static_cast<double>(i % 5) - 2.0) * 3.2;
-      dots += fmt::format("<circle cx=\"{:.2f}%\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">"
-                          "<title>seed {}: {} accuracy {:.3f}{}</title></circle>",
-                          x, y, seed.locked_in ? kLocked : "white", seed.locked_in ? kLocked : kNotLocked, seed.seed,
-                          seed.locked_in ? "locked in," : "not locked in,", seed.final_accuracy,
-                          seed.status != "ok" ? " (" + seed.status + ")" : "");
-    }
-    s += fmt::format(
-        "<div class=\"lrow\"><div class=\"llabel\"><b>{}</b> {}<div class=\"sub\">{}/{} locked in</div></div>"
-        "<svg class=\"chart strip\" width=\"100%\" height=\"26\" role=\"img\" aria-label=\"seeds of {}\">"
-        "<line x1=\"1.5%\" x2=\"98.5%\" y1=\"12\" y2=\"12\" class=\"grid\"/>"
-        "<line x1=\"{:.2f}%\" x2=\"{:.2f}%\" y1=\"1\" y2=\"24\" class=\"ref\"/>{}</svg></div>",
-        esc(c.cell), esc(c.task_label()), sm.k, sm.n, esc(c.key), 1.5 + 97 * thr, 1.5 + 97 * thr, dots);
+    StripChart::Row row{Inline().strong(c.cell).text(" " + c.task_label()), fmt::format("{}/{} locked in", sm.k, sm.n),
+                        "seeds of " + c.key, c.threshold(), {}};
+    for (const auto& seed : c.seeds)
+      row.dots.push_back({seed.final_accuracy, seed.locked_in,
+                          fmt::format("seed {}: {} accuracy {:.3f}{}", seed.seed,
+                                      seed.locked_in ? "locked in," : "not locked in,", seed.final_accuracy,
+                                      seed.status != "ok" ? " (" + seed.status + ")" : "")});
+    strip.rows.push_back(std::move(row));
   }
-  s += "<div class=\"lrow\"><div></div><div class=\"scale\"><span>0</span><span>0.5</span><span>1.0</span></div></div>";
-  return s + "</div></section>";
+  g.add(std::move(strip));
+  return g;
 }
 
 Group section_contrasts(const std::vector<ContrastResult>& contrasts) {
@@ -647,16 +641,15 @@ void add_page_sections(Document& d, const ReportInput& in) {
                        "meta"});
   const auto html = [&d](Block b) {
     if (const auto* g = std::get_if<Group>(&b.content); g && g->blocks.empty()) return;  // an empty section
-    if (const auto* r = std::get_if<Raw>(&b.content); r && r->text.empty()) return;
     d.add(std::move(b), Show::kHtmlOnly);
   };
   html(std::move(header));
   html(section_verdict(in));
   html(section_by_cell(runs, verdict_of));
   html(section_sweeps(runs, color_of));
-  html(Raw{section_lottery(runs)});
+  html(section_lottery(runs));
   html(section_contrasts(in.contrasts));
-  html(Raw{in.claims_html});  // verify's verdicts, with --claims
+  html(in.claims_section);  // verify's verdicts, with --claims
   html(section_survival(in));
   html(section_curves(runs));
   html(section_kernels(in.bench));

@@ -208,9 +208,9 @@ void add_summary_sections(Document& d, const ReportInput& in) {
   }
   md_configs_table(d, *in.runs, in.comparison);
   md_contrasts(d, in.contrasts);
-  if (!in.claims_markdown.empty()) {
+  if (!in.claims_section.blocks.empty()) {
     d.add(Heading{2, "Claims (recallbench verify)"}, Show::kMarkdownOnly);
-    d.add(Raw{in.claims_markdown}, Show::kMarkdownOnly);  // verify's verdict table, already Markdown
+    d.add(in.claims_section, Show::kMarkdownOnly);  // its Markdown-only verdict table
   }
 }
 

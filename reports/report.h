@@ -17,11 +17,10 @@
 #include "reports/bench_json.h"
 #include "reports/compare.h"
 #include "reports/contrasts.h"
+#include "reports/document.h"
 #include "reports/results.h"
 
 namespace rb::reports {
-
-struct Document;  // document.h
 
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kBaselineSchemaVersion = 1;
@@ -34,8 +33,8 @@ struct ReportInput {
   std::string baseline_path;                    // where the baseline came from
   json bench = nullptr;                         // kernel throughput: a Google Benchmark JSON, when given
   std::string title = "recallbench report";
-  std::string claims_html, claims_markdown;  // the claims section (verify's verdicts), when asked for
-  json claims = nullptr;
+  json claims = nullptr;                       // verify's verdicts (verdicts_json), when asked for
+  Group claims_section{};                       // and their section (verdicts_section); empty without
 };
 
 // The overall verdict of a report: the comparison's, or "no baseline" without one.

@@ -48,8 +48,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
     const ClaimSet claims = read_claims(out.claims);
     const auto verdicts = verify_claims(claims, {runs});
     in.claims = verdicts_json(claims, verdicts);
-    in.claims_markdown = verdicts_markdown(verdicts);
-    in.claims_html = verdicts_section_html(verdicts);
+    in.claims_section = verdicts_section(verdicts);
   }
   in.runs = &runs;
   in.contrasts = test_contrasts(runs.configs, specs, gate.alpha, gate.adjust);
