@@ -24,13 +24,16 @@
 namespace rb {
 
 void write_json_atomic(const std::filesystem::path& path, const json& value, int indent) {
+  write_text_atomic(path, value.dump(indent) + "\n");
+}
+
+void write_text_atomic(const std::filesystem::path& path, const std::string& text) {
   namespace fs = std::filesystem;
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
 
-  const std::string text = value.dump(indent) + "\n";
   // Unique temporary name per process and call, so concurrent writers never share one.
   std::random_device rd;
   const fs::path tmp = dir / ("." + path.filename().string() + "." + std::to_string(::getpid()) + "." +

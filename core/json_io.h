@@ -12,8 +12,11 @@ namespace rb {
 
 using json = nlohmann::json;
 
-// Writes `value` to `path` atomically: a temporary file in the same directory, fsync, then rename.
-// A reader never sees a half-written file; a crash leaves either the old file or the new one.
+// Writes `text` to `path` atomically: a temporary file in the same directory (unique per process and call),
+// fsync, then rename; creates the directory. A reader never sees a half-written file; a crash leaves either
+// the old file or the new one. UsageError when it cannot.
+void write_text_atomic(const std::filesystem::path& path, const std::string& text);
+// write_text_atomic of `value` as JSON, indented by `indent`, with a final line break.
 void write_json_atomic(const std::filesystem::path& path, const json& value, int indent = 2);
 
 // Limits on every document the tool reads: far above any real one (a run file is ~10 KB, a paper-scale

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
+#include "core/json_io.h"
 #include "reports/report.h"
 
 namespace rb::reports {
@@ -316,9 +318,13 @@ std::string MarkdownRenderer::render(const Document& doc) const {
 
 std::string JsonRenderer::render(const Document& doc) const { return doc.json.dump(2) + "\n"; }
 
-void write_pages(const Document& doc, const std::string& html, const std::string& md) {
-  if (!html.empty()) write_text_file(html, HtmlRenderer().render(doc));
-  if (!md.empty()) write_text_file(md, MarkdownRenderer().render(doc));
+void write_outputs(const Document& doc, const OutputPaths& paths) {
+  if (!paths.json.empty()) {
+    RB_ASSERT(!doc.json.is_null(), "a document without a JSON form was asked for JSON");
+    write_text_atomic(paths.json, JsonRenderer().render(doc));
+  }
+  if (!paths.html.empty()) write_text_atomic(paths.html, HtmlRenderer().render(doc));
+  if (!paths.md.empty()) write_text_atomic(paths.md, MarkdownRenderer().render(doc));
 }
 
 }  // namespace rb::reports

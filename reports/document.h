@@ -10,8 +10,7 @@
 //   Table t{{{"config"}, {"lock-in", true}}};
 //   t.rows.push_back({{Cell{Inline().link("#cfg-0", "diag+conv")}, Cell{"7/10", 0.7}}});
 //   d.add(std::move(t));
-//   write_text_file("page.html", HtmlRenderer().render(d));
-//   write_text_file("summary.md", MarkdownRenderer().render(d));
+//   write_outputs(d, {"page.json", "page.html", "summary.md"});  // or HtmlRenderer().render(d) ...
 //
 // A block is shown by every renderer unless it says otherwise (Show): a page's charts are HTML only, a
 // summary table written for the Markdown form is Markdown only.
@@ -276,8 +275,14 @@ class JsonRenderer : public Renderer {
   std::string render(const Document& doc) const override;
 };
 
-// Writes `doc` as an HTML page to `html` and as Markdown to `md`, each skipped when its path is empty (a
-// command's --html and --md).
-void write_pages(const Document& doc, const std::string& html, const std::string& md);
+// Where a command writes a document (its --json, --html and --md); an empty path is not written.
+struct OutputPaths {
+  std::string json, html, md;
+  bool any() const { return !json.empty() || !html.empty() || !md.empty(); }
+};
+
+// Writes `doc` in each format asked for, each file atomically (write_text_atomic): JsonRenderer to `json`
+// (an internal error for a document without a JSON form), HtmlRenderer to `html`, MarkdownRenderer to `md`.
+void write_outputs(const Document& doc, const OutputPaths& paths);
 
 }  // namespace rb::reports

@@ -3,8 +3,8 @@
 // network, the report stylesheet of html_page) or as a short Markdown summary for a CI job summary.
 //
 //   json doc = ...;  // kind "recallbench.history_report", schema_version 1
-//   write_text_file("history.html", history_html(doc));
-//   write_text_file(std::getenv("GITHUB_STEP_SUMMARY"), history_markdown(doc));
+//   write_outputs(history_document(doc), {"", "history.html", "history.md"});
+//   write_text_atomic(std::getenv("GITHUB_STEP_SUMMARY"), history_markdown(doc));
 //
 // The document (readers ignore unknown fields; every field but the arrays may be absent, numbers may be null):
 //   {"kind":"recallbench.history_report","schema_version":1,"database":PATH,"battery":NAME,"generated":ISO,

@@ -288,23 +288,6 @@ std::string comparison_text(const Comparison& c, const std::string& baseline_pat
   return out;
 }
 
-void write_text_file(const std::filesystem::path& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (ec) throw UsageError("cannot create directory " + path.parent_path().string() + ": " + ec.message());
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("cannot write " + tmp.string());
-    out << text;
-    out.flush();
-    if (!out) throw UsageError("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) throw UsageError("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Baselines
 // ---------------------------------------------------------------------------------------------------

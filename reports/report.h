@@ -74,9 +74,6 @@ std::string data_unchecked_note(const Comparison& comparison);
 // The current UTC time as 2026-11-30T16:00:00Z (the "created" field of stored files).
 std::string utc_now();
 
-// Writes text to `path` atomically (temporary file in the same directory, then rename); creates the
-// directory. UsageError when it cannot.
-void write_text_file(const std::filesystem::path& path, const std::string& text);
 
 // ---------------------------------------------------------------------------------------------------
 // Baselines

@@ -55,8 +55,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   in.comparison = cmp ? &*cmp : nullptr;
   in.baseline_path = baseline_path;
   in.bench = bench;
-  if (!out.json.empty()) write_json_atomic(out.json, report_json(in));
-  if (!out.html.empty() || !out.md.empty()) write_pages(report_document(in), out.html, out.md);
+  if (const OutputPaths paths{out.json, out.html, out.md}; paths.any()) write_outputs(report_document(in), paths);
 
   if (print_configs) {
     std::printf("%-12s %-24s %-34s %9s %13s %8s %8s\n", "verdict", "cell", "task", "lock-in", "95% CI", "recall",

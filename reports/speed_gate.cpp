@@ -436,15 +436,13 @@ int run_speed_compare(const SpeedCompareRequest& r) {
   if (r.aa) {
     const NoiseCalibration cal = calibrate_noise(base, cur, r.options);
     std::fputs(noise_calibration_table(cal).c_str(), stdout);
-    if (!r.json_out.empty()) write_json_atomic(r.json_out, noise_calibration_to_json(cal));
-    if (!r.md_out.empty()) write_text_file(r.md_out, MarkdownRenderer().render(noise_calibration_document(cal)));
+    write_outputs(noise_calibration_document(cal), {r.json_out, "", r.md_out});
     std::fflush(stdout);
     return kExitOk;
   }
   const SpeedComparison c = compare_bench(base, cur, r.options);
   std::fputs(speed_comparison_table(c).c_str(), stdout);
-  if (!r.json_out.empty()) write_json_atomic(r.json_out, speed_comparison_to_json(c));
-  if (!r.md_out.empty()) write_text_file(r.md_out, speed_comparison_markdown(c));
+  write_outputs(speed_comparison_document(c), {r.json_out, "", r.md_out});
   std::fflush(stdout);
   return speed_exit_code(c, r.fail_on_inconclusive);
 }

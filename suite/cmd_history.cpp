@@ -186,9 +186,9 @@ int run_changes(const HistoryOptions& o) {
   return kExitOk;
 }
 
-// The trend document's pages (--html, --md), built once.
-void write_history_pages(const HistoryOptions& o, const json& doc) {
-  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::history_document(doc), o.html, o.md);
+// The trend document in the formats asked for (--json, --html, --md).
+void write_history_outputs(const HistoryOptions& o, const json& doc) {
+  reports::write_outputs(reports::history_document(doc), {o.json, o.html, o.md});
 }
 
 // history report --document: the pages of a trend document written before (by --json), no database read.
@@ -199,7 +199,7 @@ int render_history_document(const HistoryOptions& o) {
   if (!doc.is_object() || doc.value("kind", "") != "recallbench.history_report")
     throw UsageError("history report: " + o.document + " is not a trend document",
                      "expected kind \"recallbench.history_report\" (written by history report --json)");
-  write_history_pages(o, doc);
+  write_history_outputs(o, doc);
   for (const auto* p : {&o.html, &o.md})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());
   return kExitOk;
@@ -213,8 +213,7 @@ int run_history_report(const HistoryOptions& o) {
   const auto opts = analysis_options(o, true);
   const auto a = history::analyse(h, opts);
   const json doc = history::analysis_json(a, h, opts);
-  if (!o.json.empty()) write_json_atomic(o.json, doc);
-  write_history_pages(o, doc);
+  write_history_outputs(o, doc);
   std::fputs(history::changes_table(a).c_str(), stdout);
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());

@@ -64,8 +64,8 @@ int run_leaderboard(const LeaderboardOptions& given) {
     write_json_atomic(o.file, reports::leaderboard_json(to_store));
     fmt::print("wrote {}: {} rows; review it and commit it: git add {}\n", o.file, to_store.rows.size(), o.file);
   }
-  if (!o.json.empty()) write_json_atomic(o.json, reports::standing_json(board, st));
-  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::leaderboard_document(board, st), o.html, o.md);
+  if (const reports::OutputPaths paths{o.json, o.html, o.md}; paths.any())
+    reports::write_outputs(reports::leaderboard_document(board, st), paths);
   fmt::print("{}", reports::leaderboard_text(board, st));
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);

@@ -174,8 +174,8 @@ int run_score(const ScoreOptions& o) {
   const reports::Standing st = reports::rank_cells(board, o.alpha);
   fmt::print("{}", reports::leaderboard_text(board, st));
   if (!o.reference.empty()) print_against_reference(board, cell_name, o.reference, o.alpha);
-  if (!o.json.empty()) write_json_atomic(o.json, reports::standing_json(board, st));
-  if (!o.html.empty() || !o.md.empty()) reports::write_pages(reports::leaderboard_document(board, st), o.html, o.md);
+  if (const reports::OutputPaths paths{o.json, o.html, o.md}; paths.any())
+    reports::write_outputs(reports::leaderboard_document(board, st), paths);
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);
   fmt::print("to store the row (a pull request): recallbench leaderboard --add {}\n", out);

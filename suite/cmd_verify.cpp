@@ -29,8 +29,7 @@ int run_verify(const VerifyOptions& o) {
   for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
   const auto verdicts = reports::verify_claims(set, results);
   const reports::Document doc = reports::verdicts_document(set, verdicts);  // built once: JSON and pages agree
-  if (!o.json.empty()) write_json_atomic(o.json, doc.json);
-  if (!o.html.empty() || !o.md.empty()) reports::write_pages(doc, o.html, o.md);
+  reports::write_outputs(doc, {o.json, o.html, o.md});
   fmt::print("{}", reports::verdicts_text(verdicts));
   const int code = reports::verify_exit_code(verdicts);
   fmt::print("{}\n", code ? "verify: a gated claim is not reproduced" : "verify: every gated claim is reproduced");
