@@ -619,7 +619,7 @@ std::vector<reports::Config> commit_configs(const History& history, const std::s
     const auto slash = key.find('/');
     base.task = key.substr(0, slash);
     if (slash != std::string::npos) base.cell = key.substr(slash + 1, key.find('/', slash + 1) - slash - 1);
-    base.train = {{"steps", runs.front().budget}};
+    base.set_train({{"steps", runs.front().budget}});
     base.state_size = runs.front().state_size;
     base.architecture = runs.front().architecture;
     base.eval_fingerprint = runs.front().eval_fingerprint;

@@ -114,7 +114,7 @@ const char* claim_outcome_name(ClaimOutcome outcome) {
 
 bool ClaimSide::matches(const Config& c) const {
   return c.cell == cell && c.task == task && subset_of(task_options, c.task_options) && subset_of(model, c.model) &&
-         subset_of(train, c.train);
+         subset_of(train, c.train());
 }
 
 std::string ClaimSide::describe() const {

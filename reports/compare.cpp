@@ -125,10 +125,10 @@ void check_comparable(const std::vector<Config>& baseline, const std::vector<Con
     for (auto it = range.first; it != range.second; ++it) {
       const Config& base = *it->second;
       const std::string what = fmt::format("{} on {}", cur.cell, cur.task_label());
-      if (base.train != cur.train)
+      if (base.train() != cur.train())
         throw UsageError(
             fmt::format("refusing to compare across different training recipes: {} was trained with another "
-                        "recipe in the baseline ({})", what, differing_fields(base.train, cur.train)),
+                        "recipe in the baseline ({})", what, differing_fields(base.train(), cur.train())),
             "compare results of the same recipe, or record a new baseline with `recallbench baseline update`");
       if (base.state_budget != cur.state_budget || base.state_size != cur.state_size)
         throw UsageError(

@@ -258,7 +258,7 @@ void sweep_charts(const RunSet& runs, const std::string& option, const std::map<
     rest.erase(option);
     json model = c.model;
     const std::string g =
-        json{{"task", c.task}, {"options", rest}, {"model", model}, {"train", c.train}}.dump();
+        json{{"task", c.task}, {"options", rest}, {"model", model}, {"train", c.train()}}.dump();
     groups[g].push_back(&c);
   }
   for (const auto& [g, configs] : groups) {

@@ -72,7 +72,7 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
     if (!options->is_object())
       throw UsageError(fmt::format("{}: field '{}' got {}, expected an object", where, field, options->type_name()));
   c.model = doc.spec.at("model");
-  c.train = doc.spec.at("train");
+  c.set_train(doc.spec.at("train"));
   c.state_budget = integer_or(c.model, "state_budget", 0);
   c.state_size = doc.result.state_size;
   c.parameters = doc.result.parameters;
@@ -143,18 +143,15 @@ std::string Config::task_label() const {
   return label;
 }
 
-int64_t Config::step_budget() const { return train.is_object() ? integer_or(train, "steps", 0) : 0; }
-
-double Config::threshold() const {
-  return train.is_object() ? number_or(train, "threshold", kDefaultThreshold) : kDefaultThreshold;
-}
-
-std::string Config::curriculum() const { return string_or(train, "curriculum", "none"); }
-
-double Config::eval_every() const { return train.is_object() ? number_or(train, "eval_every", 0.0) : 0.0; }
-
-std::string Config::learning_rate_text() const {
-  return train.is_object() && train.contains("lr") ? train.at("lr").dump() : "?";
+void Config::set_train(json train) {
+  train_ = std::move(train);
+  recipe_ = Recipe{};
+  if (!train_.is_object()) return;
+  recipe_.steps = integer_or(train_, "steps", 0);
+  recipe_.threshold = number_or(train_, "threshold", kDefaultThreshold);
+  recipe_.curriculum = string_or(train_, "curriculum", "none");
+  recipe_.eval_every = number_or(train_, "eval_every", 0.0);
+  if (train_.contains("lr")) recipe_.lr_text = train_.at("lr").dump();
 }
 
 std::string commit_of(const json& context, size_t digits) {
@@ -315,7 +312,7 @@ double quantile(std::vector<double> values, double q) {
 }
 
 std::string setting_key(const Config& c) {
-  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train}}.dump();
+  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train()}}.dump();
 }
 
 json json_number(double v, Infinity infinity) {
@@ -398,7 +395,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"cell_options", c.cell_options},
           {"cell_info", c.cell_info},
           {"model", c.model},
-          {"train", c.train},
+          {"train", c.train()},
           {"state_size", c.state_size},
           {"state_budget", c.state_budget},
           {"parameters", c.parameters},
@@ -424,7 +421,7 @@ std::string config_hash(const Config& c) {
   return short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
                          {"model", c.model},
                          {"task", {{"name", c.task}, {"options", c.task_options}}},
-                         {"train", c.train}});
+                         {"train", c.train()}});
 }
 
 Config config_from_json(const json& j, const std::string& where) {
@@ -434,7 +431,8 @@ Config config_from_json(const json& j, const std::string& where) {
 namespace {
 
 // One stored seed outcome of the config at `where`, whose recipe is `train` (a locked-in seed must have reached its
-// threshold); `seen` holds the seeds read before it.
+// threshold, when the recipe states one: the document is checked against its own field, not the default);
+// `seen` holds the seeds read before it.
 SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& where, const json& train,
                       std::set<int64_t>& seen) {
   if (!sj.is_object()) throw UsageError(w + ": expected an object");
@@ -503,10 +501,10 @@ Config read_config(const json& j, const std::string& where) {
   if (!c.cell_info.is_null() && !c.cell_info.is_object())
     throw UsageError(where + ": field 'cell_info' must be an object or null");
   c.model = require_field<json>(j, "model", where);
-  c.train = require_field<json>(j, "train", where);
+  c.set_train(require_field<json>(j, "train", where));
   // The gate, the claims and the pages read these as objects (the model's fields, the recipe's steps, an option).
-  for (const auto& [field, value] : {std::pair{"task_options", &c.task_options}, {"cell_options", &c.cell_options},
-                                     {"model", &c.model}, {"train", &c.train}})
+  for (const auto& [field, value] : {std::pair<const char*, const json*>{"task_options", &c.task_options}, {"cell_options", &c.cell_options},
+                                     {"model", &c.model}, {"train", &c.train()}})
     if (!value->is_object())
       throw UsageError(fmt::format("{}: field '{}' got {}, expected an object", where, field, value->type_name()));
   // The key's hash covers the cell, model, task and train fields: fields that contradict it were edited.
@@ -529,7 +527,7 @@ Config read_config(const json& j, const std::string& where) {
     throw UsageError(where + ": field 'seeds' must be a non-empty array of per-seed outcomes");
   std::set<int64_t> seen;
   for (size_t i = 0; i < seeds.size(); ++i)
-    c.seeds.push_back(read_seed(seeds[i], fmt::format("{}.seeds[{}]", where, i), where, c.train, seen));
+    c.seeds.push_back(read_seed(seeds[i], fmt::format("{}.seeds[{}]", where, i), where, c.train(), seen));
   std::sort(c.seeds.begin(), c.seeds.end(), [](const SeedOutcome& a, const SeedOutcome& b) { return a.seed < b.seed; });
   check_summary(j, c, where);
   return c;

@@ -52,7 +52,6 @@ struct Config {
   json cell_options = json::object(); // resolved cell options
   json cell_info = nullptr;           // a script cell's sidecar: description, options (not in the key)
   json model = json::object();        // model spec: d_model, layers, state_budget, mlp
-  json train = json::object();        // training recipe (RunSpec::train)
   int64_t state_size = 0;             // recurrent state per layer per sequence, in numbers (measured)
   int64_t state_budget = 0;           // the state budget asked for (model.state_budget; 0 = cell default)
   int64_t parameters = 0;             // trainable parameters
@@ -67,20 +66,37 @@ struct Config {
   // A task option as a number (e.g. "pairs"); NaN when absent or not a number.
   double task_number(const std::string& option) const;
 
-  // The recipe's fields, typed: every reader goes through these, never through `train` itself. A field that is
-  // absent or of another type reads as its default (documents older than the field, configs built by hand).
+  // The training recipe (RunSpec::train) as stored: what the key's hash covers, compared and written whole.
+  const json& train() const { return train_; }
+  // Sets the recipe and parses the fields below from it, once: a config read from a document and one built by
+  // hand (history/, tests) cannot disagree. A field that is absent or of another type reads as its default
+  // (documents older than the field).
+  void set_train(json train);
+
+  // The recipe's fields, typed: every reader goes through these, never through train()'s fields.
   // The step budget (train.steps; 0): where a seed that never locked in is censored.
-  int64_t step_budget() const;
+  int64_t step_budget() const { return recipe_.steps; }
   // The lock-in threshold (train.threshold; kDefaultThreshold, the trainer's default).
-  double threshold() const;
+  double threshold() const { return recipe_.threshold; }
   // The curriculum (train.curriculum; "none").
-  std::string curriculum() const;
+  const std::string& curriculum() const { return recipe_.curriculum; }
   // Steps between evaluations (train.eval_every; 0 when unknown): lock-in is only seen at an evaluation.
-  double eval_every() const;
+  double eval_every() const { return recipe_.eval_every; }
   // The learning rate as the recipe writes it (train.lr; "?" when absent), for pages.
-  std::string learning_rate_text() const;
+  const std::string& learning_rate_text() const { return recipe_.lr_text; }
 
   static constexpr double kDefaultThreshold = 0.99;  // RunSpec's default (suite/spec.h)
+
+ private:
+  struct Recipe {
+    int64_t steps = 0;
+    double threshold = kDefaultThreshold;
+    std::string curriculum = "none";
+    double eval_every = 0;
+    std::string lr_text = "?";
+  };
+  json train_ = json::object();
+  Recipe recipe_;
 };
 
 // The git commit a document's context names (context.git_commit), "unknown" when it names none; with `digits`

@@ -21,7 +21,7 @@ rb::reports::Config config(const std::string& cell, int64_t length, const std::s
   c.task_options = {{"pairs", 8}, {"length", length}, {"vocab", 64}, {"filler", "zero"}};
   c.key = "mqar/" + cell + "/length:" + std::to_string(length) + "/" + curriculum;
   c.model = {{"d_model", 32}, {"layers", 2}};
-  c.train = {{"steps", 1000}, {"curriculum", curriculum}, {"threshold", 0.9}};
+  c.set_train({{"steps", 1000}, {"curriculum", curriculum}, {"threshold", 0.9}});
   for (int64_t s = 0; s < 10; ++s) {
     rb::reports::SeedOutcome o;
     o.seed = s;

@@ -29,7 +29,7 @@ Config draw(const Config& base, int64_t n, int64_t first_seed, double ratio, std
   c.seeds.clear();
   std::uniform_int_distribution<size_t> pick(0, base.seeds.size() - 1);
   const int64_t budget = base.step_budget();
-  const int64_t grid = base.train.value("eval_every", 50);
+  const int64_t grid = base.train().value("eval_every", 50);
   for (int64_t i = 0; i < n; ++i) {
     SeedOutcome d = base.seeds[pick(rng)];
     d.seed = first_seed + i;

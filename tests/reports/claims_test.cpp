@@ -24,7 +24,7 @@ Config planted(const std::string& cell, int64_t k, int64_t n, int64_t length = 6
   c.task_options = {{"pairs", 8}, {"length", length}, {"vocab", 64}};
   c.key = "mqar/" + cell + "/length:" + std::to_string(length) + "/" + curriculum;
   c.model = {{"d_model", 32}, {"layers", 2}};
-  c.train = {{"steps", 1000}, {"curriculum", curriculum}};
+  c.set_train({{"steps", 1000}, {"curriculum", curriculum}});
   for (int64_t s = 0; s < n; ++s) {
     SeedOutcome o;
     o.seed = s;
@@ -125,7 +125,9 @@ TEST(Verify, MannWhitneyOnRecall) {
 Config arm(const std::string& cell, const std::vector<double>& recall, int64_t locked = 0, json task_options = nullptr) {
   Config c = planted(cell, 0, static_cast<int64_t>(recall.size()));
   if (!task_options.is_null()) c.task_options = task_options;
-  c.train["threshold"] = 0.9;
+  json train = c.train();
+  train["threshold"] = 0.9;
+  c.set_train(train);
   for (size_t i = 0; i < recall.size(); ++i) {
     c.seeds[i].final_accuracy = c.seeds[i].best_accuracy = recall[i];
     c.seeds[i].locked_in = static_cast<int64_t>(i) < locked;

@@ -32,7 +32,7 @@ Config draw_current(const Config& base, Effect effect, double keep, std::mt19937
   for (const auto& s : base.seeds) locked += s.locked_in ? 1 : 0;
   const double rate = static_cast<double>(locked) / static_cast<double>(base.seeds.size());
   const int64_t budget = base.step_budget();
-  const int64_t grid = base.train.value("eval_every", 50);
+  const int64_t grid = base.train().value("eval_every", 50);
   std::bernoulli_distribution drop(rate > 0 ? std::min(1.0, 0.3 / rate) : 0.0), kept(keep);
   for (size_t i = 0; i < cur.seeds.size(); ++i) {
     auto& s = cur.seeds[i];

@@ -27,7 +27,7 @@ Config planted(const std::string& cell, int64_t pairs, int64_t k, int64_t n = 10
   c.task_options = {{"pairs", pairs}, {"length", 64}, {"vocab", 64}};
   c.key = "mqar/" + cell + "/pairs:" + std::to_string(pairs);
   c.model = {{"d_model", 32}, {"layers", 2}, {"state_budget", 1024}, {"mlp", true}};
-  c.train = {{"steps", 1000}, {"curriculum", "none"}};
+  c.set_train({{"steps", 1000}, {"curriculum", "none"}});
   c.key += "/" + config_hash(c);  // as a stored key is
   c.state_size = 1024;
   c.state_budget = 1024;

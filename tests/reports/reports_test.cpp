@@ -34,7 +34,7 @@ Config planted(const std::string& key, const std::string& cell, int64_t k, int64
   c.task = "mqar";
   c.task_options = {{"pairs", pairs}, {"length", 64}, {"vocab", 256}};
   c.model = {{"d_model", 64}, {"layers", 2}, {"state_budget", budget}, {"mlp", true}};
-  c.train = train_recipe(steps);
+  c.set_train(train_recipe(steps));
   c.state_size = budget > 0 ? budget : 4096;
   c.state_budget = budget;
   c.capacity_bits = static_cast<double>(pairs) * 7.0;
@@ -615,10 +615,10 @@ TEST(Results, RejectsOptionsModelAndRecipeThatAreNotObjects) {
   }
   for (const char* field : {"task_options", "cell_options", "model", "train"}) {
     Config c = planted("k", "diag", 1, 3);
-    (field == std::string("task_options") ? c.task_options
-     : field == std::string("cell_options") ? c.cell_options
-     : field == std::string("model")        ? c.model
-                                            : c.train) = json::array({1});
+    if (field == std::string("train")) c.set_train(json::array({1}));
+    else (field == std::string("task_options") ? c.task_options
+          : field == std::string("cell_options") ? c.cell_options
+                                                 : c.model) = json::array({1});
     try {
       config_from_json(config_to_json(keyed(c), false), "b.json: configs[0]");
       ADD_FAILURE() << "accepted " << field << " [1]";
@@ -708,7 +708,9 @@ TEST(Report, JsonHtmlMarkdownCarryTheVerdictAndSections) {
 TEST(Report, ContextAndRecipeFieldsOfAnotherTypeAreShownNotThrown) {
   RunSet runs;
   runs.configs = {planted("mqar/diag/a", "diag", 1, 3)};
-  runs.configs[0].train["steps"] = "400";
+  json train = runs.configs[0].train();
+  train["steps"] = "400";
+  runs.configs[0].set_train(train);
   runs.context = {{"git_commit", 5}, {"date", json::array({1})}};
   runs.source = "planted";
   runs.run_count = 3;
