@@ -34,6 +34,10 @@ Inline& Inline::sub(Inline s) { return push({Span::Kind::kSub, "", "", "", s.spa
 
 Inline& Inline::link(std::string href, Inline s) { return push({Span::Kind::kLink, "", "", std::move(href), s.spans()}); }
 
+Inline& Inline::color(std::string css_color, Inline s) {
+  return push({Span::Kind::kColor, "", "", std::move(css_color), s.spans()});
+}
+
 Inline& Inline::badge(Tone tone, std::string s) { return push({Span::Kind::kBadge, std::move(s), "", "", {}, tone}); }
 
 Inline& Inline::interval(double low, double high, double rate) {
@@ -80,6 +84,7 @@ std::string html_of(const std::vector<Span>& spans) {
       case Span::Kind::kStrong: s += "<b>" + html_of(span.inner) + "</b>"; break;
       case Span::Kind::kSub: s += "<span class=\"sub\">" + html_of(span.inner) + "</span>"; break;
       case Span::Kind::kLink: s += "<a" + attr("href", span.attribute) + ">" + html_of(span.inner) + "</a>"; break;
+      case Span::Kind::kColor: s += "<span" + attr("style", "color:" + span.attribute) + ">" + html_of(span.inner) + "</span>"; break;
       case Span::Kind::kBadge: s += badge(span.tone, span.text); break;
       case Span::Kind::kIntervalBar: s += interval_bar(span.low, span.high, span.rate); break;
       case Span::Kind::kRaw: s += span.text; break;
@@ -237,7 +242,8 @@ std::string md_of(const std::vector<Span>& spans, MarkdownEscape escape) {
       case Span::Kind::kCode: s += "`" + md_escaped(span.text, escape) + "`"; break;
       case Span::Kind::kStrong: s += "**" + md_of(span.inner, escape) + "**"; break;
       case Span::Kind::kSub:
-      case Span::Kind::kLink: s += md_of(span.inner, escape); break;
+      case Span::Kind::kLink:
+      case Span::Kind::kColor: s += md_of(span.inner, escape); break;
       case Span::Kind::kIntervalBar: break;
       case Span::Kind::kRaw: s += span.markdown; break;
     }

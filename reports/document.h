@@ -34,12 +34,12 @@ namespace rb::reports {
 
 // One run of inline text; see Inline.
 struct Span {
-  enum class Kind { kText, kCode, kStrong, kSub, kLink, kBadge, kIntervalBar, kRaw };
+  enum class Kind { kText, kCode, kStrong, kSub, kLink, kColor, kBadge, kIntervalBar, kRaw };
   Kind kind = Kind::kText;
   std::string text{};         // kText, kCode, kBadge: the text (each renderer escapes it); kRaw: the HTML
   std::string markdown{};     // kRaw: the Markdown
-  std::string attribute{};    // kLink: the target; kCode: its hover title (HTML), none when empty
-  std::vector<Span> inner{};  // kStrong, kSub, kLink: what they wrap
+  std::string attribute{};    // kLink: the target; kColor: the colour; kCode: its hover title (HTML), none when empty
+  std::vector<Span> inner{};  // kStrong, kSub, kLink, kColor: what they wrap
   Tone tone = Tone::kPlain;                 // kBadge
   double low = 0, high = 0, rate = 0;       // kIntervalBar
 };
@@ -58,6 +58,7 @@ class Inline {
   Inline& strong(Inline s);                             // HTML <b>, Markdown **…**
   Inline& sub(Inline s);                                // HTML <span class="sub">, Markdown plain
   Inline& link(std::string href, Inline s);
+  Inline& color(std::string css_color, Inline s);       // HTML <span style="color:…">, Markdown plain
   Inline& badge(Tone tone, std::string s);
   Inline& interval(double low, double high, double rate);  // the lock-in interval bar (HTML only)
   Inline& raw(std::string html, std::string markdown = "");  // already formatted for each format

@@ -323,9 +323,9 @@ Group section_lottery(const RunSet& runs) {
   Group g{Group::Kind::kSection, "lottery"};
   g.add(Heading{2, "The lock-in lottery"});
   g.add(Paragraph{Inline("One dot per seed at its final held-out accuracy: ")
-                      .raw("<span style=\"color:" + std::string(kLocked) + "\">●</span>", "●")
+                      .color(kLocked, "●")
                       .text(" locked in, ")
-                      .raw("<span style=\"color:" + std::string(kNotLocked) + "\">○</span>", "○")
+                      .color(kNotLocked, "○")
                       .text(" not. The dashed line is the lock-in threshold. Compare counts of locked-in seeds, not means."),
                   "note"});
   StripChart strip{kLocked, kNotLocked, {}};
@@ -401,9 +401,9 @@ Group section_curves(const RunSet& runs) {
   Group g{Group::Kind::kSection, "curves"};
   g.add(Heading{2, "Learning curves"});
   g.add(Paragraph{Inline("Held-out accuracy against training step, one line per seed (")
-                      .raw("<span style=\"color:" + std::string(kLocked) + "\">locked in</span>", "locked in")
+                      .color(kLocked, "locked in")
                       .text(", ")
-                      .raw("<span style=\"color:" + std::string(kNotLocked) + "\">not</span>", "not")
+                      .color(kNotLocked, "not")
                       .text("); the dashed line is the lock-in threshold."),
                   "note"});
   g.add(std::move(grid));
