@@ -183,7 +183,7 @@ std::vector<Series> build_series(const Loaded& d) {
   for (const auto& [name, by_commit] : d.bench) {
     Series speed{name, name, Metric::kSpeed, stats::SeriesKind::kLogMeasure, {}, {}, 0};
     for (const auto& [i, values] : by_commit) {
-      speed.groups.push_back({values, {}});
+      speed.groups.push_back({values, {}, {}});
       speed.commit_index.push_back(i);
     }
     out.push_back(std::move(speed));

@@ -245,7 +245,7 @@ TEST(ChangePoint, WithinSeedsNullPValuesAreRoughlyUniform) {
 }
 
 TEST(ChangePoint, NoVariationIsNoChange) {
-  std::vector<stats::SeriesGroup> g(5, stats::SeriesGroup{{1, 1, 1}, {}});
+  std::vector<stats::SeriesGroup> g(5, stats::SeriesGroup{{1, 1, 1}, {}, {}});
   EXPECT_EQ(stats::step_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
   EXPECT_EQ(stats::trend_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
 }
