@@ -319,13 +319,16 @@ Group section_sweeps(const RunSet& runs, const std::map<std::string, std::string
   return g;
 }
 
+// The two colours of a seed, locked in and not, as a note names them: `locked` + `between` + `not_locked`.
+Inline colour_key(const std::string& locked, const std::string& between, const std::string& not_locked) {
+  return Inline().color(kLocked, locked).text(between).color(kNotLocked, not_locked);
+}
+
 Group section_lottery(const RunSet& runs) {
   Group g{Group::Kind::kSection, "lottery"};
   g.add(Heading{2, "The lock-in lottery"});
   g.add(Paragraph{Inline("One dot per seed at its final held-out accuracy: ")
-                      .color(kLocked, "●")
-                      .text(" locked in, ")
-                      .color(kNotLocked, "○")
+                      .append(colour_key("●", " locked in, ", "○"))
                       .text(" not. The dashed line is the lock-in threshold. Compare counts of locked-in seeds, not means."),
                   "note"});
   StripChart strip{kLocked, kNotLocked, {}};
@@ -401,9 +404,7 @@ Group section_curves(const RunSet& runs) {
   Group g{Group::Kind::kSection, "curves"};
   g.add(Heading{2, "Learning curves"});
   g.add(Paragraph{Inline("Held-out accuracy against training step, one line per seed (")
-                      .color(kLocked, "locked in")
-                      .text(", ")
-                      .color(kNotLocked, "not")
+                      .append(colour_key("locked in", ", ", "not"))
                       .text("); the dashed line is the lock-in threshold."),
                   "note"});
   g.add(std::move(grid));
