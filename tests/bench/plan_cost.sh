@@ -11,6 +11,7 @@ build=$(cd "${1:?usage: plan_cost.sh BUILD_DIR [STEPS_A] [STEPS_B]}" && pwd)
 a=${2:-10}
 b=${3:-60}
 [ -x /usr/bin/time ] || { echo "plan_cost.sh: needs GNU time: apt-get install time" >&2; exit 2; }
+[ -x /usr/bin/python3 ] || { echo "plan_cost.sh: needs python3 (to read plan --json): apt-get install python3" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # cell d_model batch length pairs vocab layers
