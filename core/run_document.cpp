@@ -112,11 +112,11 @@ const char* const kResultFields[] = {"status",  "message",      "final_accuracy"
 
 json RunDocument::to_json() const {
   json r = result.details.is_object() ? result.details : json::object();
-  r["status"] = result.status;
+  r["status"] = run_status_name(result.status);
   r["message"] = result.message;
   r["final_accuracy"] = result.final_accuracy;
   r["best_accuracy"] = result.best_accuracy;
-  r["locked_in"] = result.locked_in;
+  r["locked_in"] = result.reached_threshold;
   r["lock_in_step"] = result.lock_in_step >= 0 ? json(result.lock_in_step) : json(nullptr);
   r["steps"] = result.steps;
   r["wall_seconds"] = result.wall_seconds;
@@ -180,17 +180,16 @@ RunDocument RunDocument::from_json(const json& doc, const std::string& where) {
 
   const Fields r(top.object("result"), where, "result");
   RunResult& o = d.result;
-  o.status = r.text("status");
-  if (o.status != "ok" && o.status != "diverged" && o.status != "error")
+  if (!parse_run_status(r.text("status"), &o.status))
     r.fail("status", r.need("status"), "\"ok\", \"diverged\" or \"error\"");
   o.message = r.text_or("message", "");
-  o.locked_in = r.flag("locked_in");
+  o.reached_threshold = r.flag("locked_in");
   o.final_accuracy = r.number("final_accuracy", 0.0, 1.0);
   o.best_accuracy = r.number_or("best_accuracy", 0.0, 1.0, o.final_accuracy);
   o.lock_in_step = r.count("lock_in_step", 0, /*nullable=*/true);
-  if (o.locked_in != (o.lock_in_step >= 0))
+  if (o.reached_threshold != (o.lock_in_step >= 0))
     throw UsageError(fmt::format("{}: fields 'result.locked_in' ({}) and 'result.lock_in_step' ({}) disagree", where,
-                                 o.locked_in, o.lock_in_step >= 0 ? std::to_string(o.lock_in_step) : "null"));
+                                 o.reached_threshold, o.lock_in_step >= 0 ? std::to_string(o.lock_in_step) : "null"));
   o.steps = r.count("steps", 0);
   o.wall_seconds = r.number("wall_seconds", 0.0, kMaxCount);
   o.steps_per_second = r.number_or("steps_per_second", 0.0, kMaxCount, 0.0);

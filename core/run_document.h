@@ -3,7 +3,7 @@
 // store, the runner's aggregate and the reports). Schema: reports/schema/run.schema.json.
 //
 //   RunDocument doc = RunDocument::from_json(read_json_file(path), path.string());   // UsageError if bad
-//   if (doc.result.locked_in) ... doc.result.lock_in_step ...
+//   if (doc.result.locked_in()) ... doc.result.lock_in_step ...
 //
 // The reader checks kind, schema_version, and the type and range of every field the tool uses, and names
 // the field on failure ("run.json: field 'result.final_accuracy' got string, expected a number in
@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/outcome.h"
+
 namespace rb {
 
 inline constexpr int kRunSchemaVersion = 1;
@@ -24,24 +26,13 @@ inline constexpr const char* kRunKind = "recallbench.run";
 // Training batches (the first ones, steps 1..4) hashed into a run's train_fingerprint.
 inline constexpr int64_t kTrainFingerprintBatches = 4;
 
-// The outcome of one run (the document's "result").
-struct RunResult {
-  std::string status = "ok";     // ok | diverged | error
-  std::string message;           // why, when status is not ok
-  bool locked_in = false;        // held-out accuracy reached the recipe's threshold
-  double final_accuracy = 0.0;   // held-out accuracy at the last evaluation, in [0, 1]
-  double best_accuracy = 0.0;    // best held-out accuracy seen, in [0, 1]
-  int64_t lock_in_step = -1;     // step at which it locked in; -1 when it did not (null in JSON)
-  int64_t steps = 0;             // optimiser steps taken
-  double wall_seconds = 0.0;     // training time
-  double steps_per_second = 0.0;
+// The document's "result": the run's outcome (core/outcome.h) and the model's and data's identity.
+struct RunResult : Outcome {
   int64_t state_size = 0;        // recurrent state per layer per sequence, in numbers
   int64_t parameters = 0;        // trainable parameters of the whole model
   std::string architecture;      // hash of the parameters' names and shapes ("" in older documents)
   std::string eval_fingerprint;  // hash of the held-out set (tasks/task.h DataFingerprint): the same for
                                  // every seed of a config ("" in older documents)
-  std::string train_fingerprint; // hash of the first training batches (at most kTrainFingerprintBatches):
-                                 // different for every seed ("" in older documents)
   nlohmann::json knobs = nullptr;  // the cell's registered knobs (core/knobs.h); null in older documents
   double capacity_bits = 0.0;    // what the task requires the state to hold
   nlohmann::json details = nlohmann::json::object();  // the rest, kept as written: final_loss, best_step,

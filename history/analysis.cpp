@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double median_of(const std::vector<double>& v) { return reports::spread(v).median; }  // NaN when empty
+double median_of(const std::vector<double>& v) { return rb::spread(v).median; }  // NaN when empty
 
 stats::SurvivalObservation survival_of(const Outcome& o) {
   return o.lock_in_step ? stats::SurvivalObservation{static_cast<double>(*o.lock_in_step), true}
@@ -125,7 +125,7 @@ struct Loaded {
 std::string config_label(const History& h, const std::string& key, const std::string& latest_commit) {
   const json doc = h.config_document(latest_commit, key);
   if (!doc.is_object() || !doc.contains("cell") || !doc.at("cell").is_string()) return key;
-  reports::Config cfg;  // just what the label needs (a stored identity carries no seeds)
+  rb::Config cfg;  // just what the label needs (a stored identity carries no seeds)
   cfg.cell = doc.at("cell").get<std::string>();
   cfg.task = string_or(doc, "task", "");  // an imported document's task of another type: left out of the label
   if (doc.contains("task_options") && doc.at("task_options").is_object()) cfg.task_options = doc.at("task_options");
@@ -193,11 +193,11 @@ std::vector<Series> build_series(const Loaded& d) {
 
 
 // A recorded run as the comparisons take it (no curve, no timings: the history keeps outcomes only).
-reports::SeedOutcome seed_outcome(const Outcome& o) {
-  reports::SeedOutcome s;
+rb::SeedOutcome seed_outcome(const Outcome& o) {
+  rb::SeedOutcome s;
   s.seed = o.seed;
   s.status = o.status;
-  s.locked_in = o.locked_in;
+  s.reached_threshold = o.locked_in;
   s.final_accuracy = o.recall;
   s.best_accuracy = o.best_recall.value_or(o.recall);
   s.lock_in_step = o.lock_in_step.value_or(-1);
@@ -208,8 +208,8 @@ reports::SeedOutcome seed_outcome(const Outcome& o) {
 
 // `base` with `seeds`, and with the identity (spec, state size, architecture, fingerprints) the history stored
 // for (commit, base.key) when it holds that config's document.
-reports::Config with_identity(const History& history, const std::string& commit, reports::Config base,
-                              std::vector<reports::SeedOutcome> seeds) {
+rb::Config with_identity(const History& history, const std::string& commit, rb::Config base,
+                              std::vector<rb::SeedOutcome> seeds) {
   base.seeds = std::move(seeds);
   if (json doc = history.config_document(commit, base.key); doc.is_object()) {
     doc["seeds"] = reports::config_to_json(base, false).at("seeds");  // the stored identity, these seeds
@@ -262,7 +262,7 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
       p.ci = stats::clopper_pearson(p.k, p.n);
       p.median_time = stats::kaplan_meier_median(times);
       p.rmst = stats::restricted_mean(times, static_cast<double>(p.budget));
-      const auto sp = reports::spread(recall);
+      const auto sp = rb::spread(recall);
       p.recall_median = sp.median;
       p.recall_q1 = sp.q1;
       p.recall_q3 = sp.q3;
@@ -513,7 +513,7 @@ std::string log_table(const Analysis& a, Metric metric) {
   return out;
 }
 
-reports::Baseline pooled_baseline(const History& history, const std::vector<reports::Config>& current,
+reports::Baseline pooled_baseline(const History& history, const std::vector<rb::Config>& current,
                                   const std::string& exclude_commit, double alpha, std::vector<std::string>* notes) {
   const auto commits = history.commits();
   std::map<std::string, int64_t> index;
@@ -565,12 +565,12 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
         for (const auto& t : stats::segment_below(*groups, 0, n, top, kind, alpha / 6.0)) start = std::max(start, t.split);
       }
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
-    std::map<int64_t, reports::SeedOutcome> seeds;  // per seed, the latest commit's run
+    std::map<int64_t, rb::SeedOutcome> seeds;  // per seed, the latest commit's run
     for (int64_t c = start; c < n; ++c)
       for (const auto& o : by_commit[chain[static_cast<size_t>(c)]]) seeds[o.seed] = seed_outcome(o);
-    std::vector<reports::SeedOutcome> pooled;
+    std::vector<rb::SeedOutcome> pooled;
     for (auto& [seed, s] : seeds) pooled.push_back(std::move(s));
-    reports::Config cfg = with_identity(history, latest_commit, cur, std::move(pooled));
+    rb::Config cfg = with_identity(history, latest_commit, cur, std::move(pooled));
     if (notes)
       notes->push_back(fmt::format("{}: {} seeds pooled from {} commits ({}..{}){}", cur.key, cfg.seeds.size(), n - start,
                                    short_hash7(commits[static_cast<size_t>(chain[static_cast<size_t>(start)])].hash),
@@ -584,7 +584,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<repo
 }
 
 reports::BaselineSource history_baseline_source(const std::string& database, double alpha) {
-  return [database, alpha](const reports::RunSet& current) {
+  return [database, alpha](const rb::RunSet& current) {
     const History h(database, History::Mode::kRead);
     std::string exclude = string_or(current.context, "git_commit", "");
     if (exclude.size() > 6 && exclude.compare(exclude.size() - 6, 6, "-dirty") == 0) exclude.resize(exclude.size() - 6);
@@ -599,7 +599,7 @@ reports::BaselineSource history_baseline_source(const std::string& database, dou
   };
 }
 
-std::vector<reports::Config> commit_configs(const History& history, const std::string& commit,
+std::vector<rb::Config> commit_configs(const History& history, const std::string& commit,
                                             const std::vector<std::string>& keys) {
   std::map<std::string, std::vector<Outcome>> by_config;
   if (keys.empty()) {
@@ -610,11 +610,11 @@ std::vector<reports::Config> commit_configs(const History& history, const std::s
       for (auto& o : history.outcomes(k))
         if (o.commit == commit) by_config[k].push_back(std::move(o));
   }
-  std::vector<reports::Config> out;
+  std::vector<rb::Config> out;
   for (const auto& [key, runs] : by_config) {
     // Without a stored document the key names the task and the cell ("mqar/diag+conv/...") and the
     // outcomes carry the rest of the identity.
-    reports::Config base;
+    rb::Config base;
     base.key = key;
     const auto slash = key.find('/');
     base.task = key.substr(0, slash);
@@ -623,7 +623,7 @@ std::vector<reports::Config> commit_configs(const History& history, const std::s
     base.state_size = runs.front().state_size;
     base.architecture = runs.front().architecture;
     base.eval_fingerprint = runs.front().eval_fingerprint;
-    std::vector<reports::SeedOutcome> seeds;
+    std::vector<rb::SeedOutcome> seeds;
     for (const auto& o : runs) seeds.push_back(seed_outcome(o));
     std::sort(seeds.begin(), seeds.end(), [](const auto& a, const auto& b) { return a.seed < b.seed; });
     out.push_back(with_identity(history, commit, std::move(base), std::move(seeds)));

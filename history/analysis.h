@@ -92,14 +92,14 @@ std::string log_table(const Analysis& a, Metric metric);
 // The pooled baseline from the history for `current` (the configs to be gated): per config, the runs of the
 // commits since its last change (a step in lock-in, time or recall at `alpha`, or a change of identity),
 // excluding `exclude_commit`; per seed the latest run. `notes` says per config what was pooled.
-reports::Baseline pooled_baseline(const History& history, const std::vector<reports::Config>& current,
+reports::Baseline pooled_baseline(const History& history, const std::vector<rb::Config>& current,
                                   const std::string& exclude_commit, double alpha, std::vector<std::string>* notes);
 
 // The recorded runs of one commit as configs, for the configs `keys` (empty: every config it has runs of);
 // a config without runs of that commit is absent. Each config carries the identity stored with it (spec,
 // state size, architecture, fingerprints) when the history holds its document. What `bisect` reuses
 // instead of training a commit again (runs are deterministic per seed).
-std::vector<reports::Config> commit_configs(const History& history, const std::string& commit,
+std::vector<rb::Config> commit_configs(const History& history, const std::string& commit,
                                             const std::vector<std::string>& keys);
 
 // The pooled baseline as `report`/`compare`/`gate` take it (--baseline-history DB): opened when the current

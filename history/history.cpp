@@ -220,7 +220,7 @@ IngestSummary History::ingest(const Batch& batch) {
     insert_outcome.bind(1, o.commit).bind(2, o.config).bind(3, o.seed).bind(4, int64_t{o.locked_in});
     insert_outcome.bind(5, o.lock_in_step).bind(6, o.budget).bind(7, o.recall);
     if (o.best_recall) insert_outcome.bind(8, *o.best_recall);
-    insert_outcome.bind(9, o.status).bind(10, o.state_size).bind(11, o.architecture).bind(12, o.eval_fingerprint);
+    insert_outcome.bind(9, std::string(run_status_name(o.status))).bind(10, o.state_size).bind(11, o.architecture).bind(12, o.eval_fingerprint);
     insert_outcome.bind(13, o.train_fingerprint).step();
     if (db.changes() == 1) {
       ++s.outcomes;
@@ -327,7 +327,8 @@ std::vector<Outcome> History::outcomes(const std::string& config) const {
     o.budget = st.integer(5);
     o.recall = st.real(6);
     if (!st.is_null(7)) o.best_recall = st.real(7);
-    o.status = st.text(8);
+    RB_CHECK_INPUT(parse_run_status(st.text(8), &o.status),
+                   "the history database holds an outcome with status '" + st.text(8) + "', expected ok, diverged or error");
     o.state_size = st.integer(9);
     o.architecture = st.text(10);
     o.eval_fingerprint = st.text(11);
@@ -375,7 +376,7 @@ void History::export_jsonl(std::ostream& out) const {
     json j = head(o.commit);
     j.update({{"config", o.config}, {"seed", o.seed}, {"locked_in", o.locked_in},
               {"lock_in_step", o.lock_in_step ? json(*o.lock_in_step) : json(nullptr)}, {"budget", o.budget},
-              {"recall", o.recall}, {"status", o.status}});
+              {"recall", o.recall}, {"status", run_status_name(o.status)}});
     if (o.best_recall) j["best_recall"] = *o.best_recall;
     if (o.state_size) j["state_size"] = o.state_size;
     if (!o.architecture.empty()) j["architecture"] = o.architecture;
@@ -484,7 +485,8 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
         o.recall = j.at("recall").get<double>();
         RB_CHECK_INPUT(std::isfinite(o.recall), where + ": \"recall\" must be finite");
         if (j.contains("best_recall") && j.at("best_recall").is_number()) o.best_recall = j.at("best_recall").get<double>();
-        o.status = j.value("status", "ok");
+        RB_CHECK_INPUT(j.value("status", json("ok")).is_string() && parse_run_status(j.value("status", "ok"), &o.status),
+                       where + ": \"status\" must be \"ok\", \"diverged\" or \"error\"");
         if (j.contains("state_size") && j.at("state_size").is_number_integer()) o.state_size = j.at("state_size").get<int64_t>();
         o.architecture = j.value("architecture", "");
         o.eval_fingerprint = j.value("eval_fingerprint", "");
@@ -516,7 +518,7 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
   return batch;
 }
 
-Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
+Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit) {
   Batch batch;
   batch.battery = runs.battery;
   batch.commits.push_back(commit);
@@ -527,7 +529,7 @@ Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
       o.commit = commit.hash;
       o.config = cfg.key;
       o.seed = s.seed;
-      o.locked_in = s.status == "ok" && s.locked_in;
+      o.locked_in = s.locked_in();
       if (o.locked_in) o.lock_in_step = s.lock_in_step;
       o.budget = budget;
       o.recall = s.final_accuracy;
@@ -539,7 +541,7 @@ Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
       o.train_fingerprint = s.train_fingerprint;
       batch.outcomes.push_back(std::move(o));
     }
-    reports::Config identity = cfg;
+    rb::Config identity = cfg;
     identity.seeds.clear();
     json doc = reports::config_to_json(identity, false);
     doc.erase("summary");  // the identity carries no seeds, so no summary of them
@@ -551,7 +553,7 @@ Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit) {
 Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit, const std::string& reference) {
   Batch batch;
   batch.commits.push_back(commit);
-  const auto median = [](const std::vector<double>& v) { return reports::spread(v).median; };
+  const auto median = [](const std::vector<double>& v) { return rb::spread(v).median; };
   // The reference by its name, or by a prefix of it (`recallbench bench` appends the time key, e.g.
   // ceiling/gemm_fp32/N:512/process_time); "none" or "" records raw medians (ns).
   double ref = 1.0;

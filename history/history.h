@@ -67,7 +67,7 @@ struct Outcome {
   int64_t budget = 0;                   // where a seed that never locked in is censored
   double recall = 0.0;                  // final held-out accuracy
   std::optional<double> best_recall;
-  std::string status = "ok";
+  RunStatus status = RunStatus::kOk;
   int64_t state_size = 0;               // 0 when unknown
   std::string architecture, eval_fingerprint, train_fingerprint;
 };
@@ -136,7 +136,7 @@ Batch parse_jsonl(std::istream& in, const std::string& where);
 
 // A results store (reports::load_results) as a batch for `commit`. The runs' own commit must match
 // `commit.hash` unless `override_commit`.
-Batch batch_from_runs(const reports::RunSet& runs, const CommitInfo& commit);
+Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit);
 // A Google Benchmark file: each benchmark's median time divided by `reference`'s median in the same file
 // (kernels relative to the GEMM ceiling; a name or a prefix of one), the ceilings themselves left out;
 // reference "none": raw medians (ns). A reference the file lacks: UsageError.

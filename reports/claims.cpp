@@ -320,8 +320,8 @@ SidedP sided_p(const Claim& claim, OneSided p_of) {
 }
 
 // Why a depth cannot separate the arms, or "" (see claims.h).
-std::string uninformative(const Claim& claim, const Config& a, const Config& b, const ConfigSummary& sa,
-                          const ConfigSummary& sb) {
+std::string uninformative(const Claim& claim, const Config& a, const Config& b, const judge::ConfigSummary& sa,
+                          const judge::ConfigSummary& sb) {
   const auto opts_without = [](json o, const char* key) {
     o.erase(key);
     return o;
@@ -346,7 +346,7 @@ std::string uninformative(const Claim& claim, const Config& a, const Config& b, 
     for (const auto& s : c.seeds) {
       const double best = std::max(std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0,
                                    std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
-      n += !s.locked_in && best < floor ? 1 : 0;
+      n += !s.locked_in() && best < floor ? 1 : 0;
     }
     return n;
   };
@@ -387,7 +387,7 @@ double equivalence_power(const Claim& claim, const Config& a, const Config& b, d
   std::vector<double> residuals;
   for (const Config* c : {&a, &b}) {
     const auto r = recalls(*c);
-    const double median = reports::spread(r).median;
+    const double median = rb::spread(r).median;
     for (double x : r) residuals.push_back(x - median);
   }
   return resampled_rate(
@@ -421,7 +421,7 @@ std::vector<ClaimComparison::AtThreshold> threshold_sensitivity(const Claim& cla
   const auto count = [](const Config& c, double t, bool at_stated) {
     int64_t k = 0;
     for (const auto& s : c.seeds)
-      k += counts_as_locked_in(s) || (!at_stated && s.status == "ok" && std::isfinite(s.best_accuracy) &&
+      k += s.locked_in() || (!at_stated && s.ok() && std::isfinite(s.best_accuracy) &&
                                       s.best_accuracy >= t)
                ? 1
                : 0;
@@ -452,7 +452,7 @@ ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double 
   cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
   cmp.key_a = a->key;
   cmp.key_b = b->key;
-  const ConfigSummary sa = summarize(*a), sb = summarize(*b);
+  const judge::ConfigSummary sa = judge::summarize(*a), sb = judge::summarize(*b);
   cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
   cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
   cmp.uninformative = uninformative(claim, *a, *b, sa, sb);
@@ -504,7 +504,7 @@ std::string effect_note(const Claim& claim, const ClaimVerdict& v, const std::ve
 int64_t seeds_needed(const Claim& claim, const ConfigPair& first, int64_t n_now, double alpha_each) {
   const auto rb = recalls(*first.second);
   if (equivalence_kind(claim)) {
-    const ConfigSummary sa = summarize(*first.first), sb = summarize(*first.second);
+    const judge::ConfigSummary sa = judge::summarize(*first.first), sb = judge::summarize(*first.second);
     const double pooled = static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1);
     const int64_t cap = claim.statistic == "fisher" ? 200 : 40;
     for (int64_t n = std::max<int64_t>(2, n_now); n <= cap; n += n < 30 ? 1 : 5)
@@ -642,7 +642,7 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
     ClaimComparison c;
     c.depth = claim.over.empty() ? json(nullptr) : a.task_options.at(claim.over);
     c.key_a = a.key;
-    const ConfigSummary sa = summarize(a);
+    const judge::ConfigSummary sa = judge::summarize(a);
     c.n_a = sa.n;
     c.recall_a = sa.recall.median;
     const double floor = claim.floor >= 0 ? claim.floor : 0.5 * a.threshold();
@@ -650,8 +650,8 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
     for (const auto& s : a.seeds) {
       const double best = std::max(std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0,
                                    std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
-      learned += s.locked_in || best >= floor ? 1 : 0;
-      if (lottery) c.k_a += !s.locked_in && best >= floor ? 1 : 0;  // in between: learned, never locked in
+      learned += s.locked_in() || best >= floor ? 1 : 0;
+      if (lottery) c.k_a += !s.locked_in() && best >= floor ? 1 : 0;  // in between: learned, never locked in
       else if (claim.statistic == "at-most") c.k_a += std::isfinite(s.final_accuracy) && s.final_accuracy > claim.bound ? 1 : 0;
       else c.k_a += !(std::isfinite(s.final_accuracy) && s.final_accuracy >= claim.bound) ? 1 : 0;  // at-least: below
     }

@@ -203,27 +203,6 @@ void data_difference(ConfigComparison& cc) {
   cc.data_checked = eval_recorded;
 }
 
-namespace {
-// Where a seed that never locked in is censored: the recipe's step budget, or (a document without one)
-// the last step any seed reached.
-int64_t censoring_budget(const Config& c) {
-  int64_t budget = c.step_budget();
-  for (const auto& s : c.seeds) budget = std::max({budget, s.steps, s.lock_in_step});
-  return budget;
-}
-}  // namespace
-
-std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget) {
-  std::vector<stats::SurvivalObservation> out;
-  for (const auto& s : config.seeds) {
-    if (counts_as_locked_in(s) && s.lock_in_step >= 0)
-      out.push_back({static_cast<double>(s.lock_in_step), true});
-    else
-      out.push_back({static_cast<double>(budget), false});
-  }
-  return out;
-}
-
 DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& o) {
   DetectableEffect d;
   const Tally base_tally = tally(baseline);
@@ -242,8 +221,8 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
   // Time to lock-in: draw current sides from the baseline's own seeds (with replacement), every lock-in
   // step multiplied by the factor and censored at the budget, and count how often the gate would flag
   // them (exact log-rank p ≤ level and the minimum slowdown). Fixed seed: the same answer every time.
-  const int64_t budget = censoring_budget(baseline);
-  const auto base = lock_in_times(baseline, budget);
+  const int64_t budget = judge::censoring_budget(baseline);
+  const auto base = judge::lock_in_times(baseline, budget);
   if (base_tally.k == 0 || budget <= 0) return d;
   const double tau = static_cast<double>(budget);
   const double base_mean = stats::restricted_mean(base, tau);
@@ -364,8 +343,8 @@ void measure(ConfigComparison& cc) {
 
   // Time to lock-in. Both sides share a recipe (same key), so one budget; a baseline without it (0) is
   // censored at the last step any seed reached.
-  cc.budget = std::max(censoring_budget(b), censoring_budget(c));
-  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  cc.budget = std::max(judge::censoring_budget(b), judge::censoring_budget(c));
+  const auto tb = judge::lock_in_times(b, cc.budget), tc = judge::lock_in_times(c, cc.budget);
   // kGreater: the baseline's lock-ins come sooner, i.e. the current side is slower.
   cc.p_slower = stats::log_rank(tb, tc, stats::Alternative::kGreater).p_value;
   cc.p_faster = stats::log_rank(tb, tc, stats::Alternative::kLess).p_value;
@@ -543,13 +522,13 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   std::vector<int> sign_of;
   std::vector<bool> heavy;
   int64_t lost = 0, gained = 0;
-  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  const auto tb = judge::lock_in_times(b, cc.budget), tc = judge::lock_in_times(c, cc.budget);
   const auto xb = recalls(b), xc = recalls(c);
   for (size_t i = 0; i < b.seeds.size(); ++i) {
     if (by_time) {
       const int s = stats::later_of_pair(tb[i], tc[i]);
-      const bool base_locked = counts_as_locked_in(b.seeds[i]);
-      const bool discordant = base_locked != counts_as_locked_in(c.seeds[i]);
+      const bool base_locked = b.seeds[i].locked_in();
+      const bool discordant = base_locked != c.seeds[i].locked_in();
       const int lock_sign = base_locked ? 1 : -1;
       sign_of.push_back(s);
       heavy.push_back(discordant && s == lock_sign);

@@ -204,9 +204,6 @@ void data_difference(ConfigComparison& cc);
 // parameter count, architecture hash (when both record one), resolved cell options.
 std::string model_difference(const Config& baseline, const Config& current);
 
-// The seeds of a config as survival data: an event at lock_in_step, or censored at `budget`.
-std::vector<stats::SurvivalObservation> lock_in_times(const Config& config, int64_t budget);
-
 // The process exit code: 2 when a model changed (and that was not allowed: the baseline must be
 // re-recorded after review), 1 on a regression, 3 when inconclusive and `fail_on_inconclusive`, else 0.
 int gate_exit_code(const Comparison& comparison, bool fail_on_inconclusive);

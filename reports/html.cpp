@@ -167,7 +167,7 @@ Cell empty_cell() {
 // One config in the results-by-cell table: its median recall, its verdict when it changed, its lock-in count
 // with the interval bar, its state and capacity floor.
 Cell by_cell_cell(const Config& c, const std::map<std::string, Verdict>& verdict_of) {
-  const auto sm = summarize(c);
+  const auto sm = judge::summarize(c);
   Inline content = Inline().strong(fmt_num(sm.recall.median));
   const auto v = verdict_of.find(c.key);
   if (v != verdict_of.end() && v->second != Verdict::kNoChange)
@@ -208,7 +208,7 @@ Group section_by_cell(const RunSet& runs, const std::map<std::string, Verdict>& 
     for (const auto& col : columns) {
       auto it = cell_at.find({cell, col});
       if (it == cell_at.end()) continue;
-      const auto s = summarize(*it->second);
+      const auto s = judge::summarize(*it->second);
       r.mean_recall += s.recall.median;
       r.mean_rate += s.rate;
       ++n;
@@ -270,7 +270,7 @@ void sweep_charts(const RunSet& runs, const std::string& option, const std::map<
       auto& se = by_cell[c->cell];
       se.label = c->cell;
       se.color = color_of.at(c->cell);
-      const auto sm = summarize(*c);
+      const auto sm = judge::summarize(*c);
       se.points.push_back({c->task_number(option), sm.recall.median});
       se.ranges.push_back({sm.recall.min, sm.recall.max});
     }
@@ -333,14 +333,14 @@ Group section_lottery(const RunSet& runs) {
                   "note"});
   StripChart strip{kLocked, kNotLocked, {}};
   for (const auto& c : runs.configs) {
-    const auto sm = summarize(c);
+    const auto sm = judge::summarize(c);
     StripChart::Row row{Inline().strong(c.cell).text(" " + c.task_label()), fmt::format("{}/{} locked in", sm.k, sm.n),
                         "seeds of " + c.key, c.threshold(), {}};
     for (const auto& seed : c.seeds)
-      row.dots.push_back({seed.final_accuracy, seed.locked_in,
+      row.dots.push_back({seed.final_accuracy, seed.locked_in(),
                           fmt::format("seed {}: {} accuracy {:.3f}{}", seed.seed,
-                                      seed.locked_in ? "locked in," : "not locked in,", seed.final_accuracy,
-                                      seed.status != "ok" ? " (" + seed.status + ")" : "")});
+                                      seed.locked_in() ? "locked in," : "not locked in,", seed.final_accuracy,
+                                      !seed.ok() ? " (" + std::string(run_status_name(seed.status)) + ")" : "")});
     strip.rows.push_back(std::move(row));
   }
   g.add(std::move(strip));
@@ -385,8 +385,8 @@ Group section_curves(const RunSet& runs) {
     for (const auto& seed : c.seeds) {
       if (seed.curve.empty()) continue;
       Series se;
-      se.label = seed.locked_in ? "locked in" : "not locked in";
-      se.color = seed.locked_in ? kLocked : kNotLocked;
+      se.label = seed.locked_in() ? "locked in" : "not locked in";
+      se.color = seed.locked_in() ? kLocked : kNotLocked;
       se.width = 1.4;
       se.opacity = 0.8;
       for (const auto& p : seed.curve) {
@@ -443,8 +443,8 @@ Group section_survival(const ReportInput& in) {
   for (const auto& cc : in.comparison->configs) {
     if (cc.budget <= 0) continue;
     const auto budget = static_cast<double>(cc.budget);
-    const Series base = km_series(lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true, budget);
-    const Series now = km_series(lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false, budget);
+    const Series base = km_series(judge::lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true, budget);
+    const Series now = km_series(judge::lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false, budget);
     grid.add(Figure{survival_caption(cc, *in.comparison),
                     LineChart{cc.current->cell + " · " + cc.current->task_label() + ": share of seeds not yet locked in",
                               Axis{"step", 0, budget}, Axis{"not yet locked in", 0, 1}, {base, now}}});
@@ -487,7 +487,7 @@ Group section_kernels(const json& bench) {
 }
 
 Row config_row(const Config& c) {
-  const auto sm = summarize(c);
+  const auto sm = judge::summarize(c);
   const auto v6 = [](double v) { return fmt::format("{:.6f}", v); };
   Row row{{c.cell, c.task_label(), fmt::format("{}/{} [{:.2f}, {:.2f}]", sm.k, sm.n, sm.ci.low, sm.ci.high),
            fmt_num(sm.recall.mean) + " ± " + fmt_num(sm.recall.sd),

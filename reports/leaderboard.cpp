@@ -197,7 +197,7 @@ void place_rows(TaskStanding& t, const Leaderboard& board) {
     for (const auto& c : r.configs) {
       if (setting_key(c) != t.point) continue;
       p.present = true;
-      p.summary = summarize(c);
+      p.summary = judge::summarize(c);
       p.state_size = c.state_size;
       p.state_budget = c.state_budget;
       p.recalls = recalls(c);

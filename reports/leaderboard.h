@@ -74,7 +74,7 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
 struct Placing {
   std::string cell;
   bool present = false;         // the row has this task point
-  ConfigSummary summary;        // lock-in k/n with its interval, recall spread
+  judge::ConfigSummary summary;        // lock-in k/n with its interval, recall spread
   int64_t state_size = 0;
   int64_t state_budget = 0;
   std::vector<double> recalls;  // per-seed final held-out accuracy

@@ -34,8 +34,8 @@ json runs_json(const RunSet& runs) {
       out.push_back({{"key", c.key + "/seed:" + std::to_string(s.seed)},
                      {"config_key", c.key},
                      {"seed", s.seed},
-                     {"status", s.status},
-                     {"locked_in", s.locked_in},
+                     {"status", run_status_name(s.status)},
+                     {"locked_in", s.locked_in()},
                      {"final_accuracy", s.final_accuracy},
                      {"lock_in_step", s.lock_in_step >= 0 ? json(s.lock_in_step) : json(nullptr)},
                      {"steps", s.steps},
@@ -167,7 +167,7 @@ void md_configs_table(Document& d, const RunSet& runs, const Comparison* compari
   Table t{{{"cell"}, {"task"}, {"lock-in"}, {"95% CI"}, {"median recall"}, {"steps to lock in"}, {"state (budget)"},
            {"floor bits"}, {"verdict"}}};
   for (const auto& c : runs.configs) {
-    const auto s = summarize(c);
+    const auto s = judge::summarize(c);
     const auto it = verdict_of.find(c.key);
     t.rows.push_back({{c.cell, c.task_label(), fmt::format("{}/{}", s.k, s.n),
                        fmt::format("{:.2f}–{:.2f}", s.ci.low, s.ci.high), fmt::format("{:.3f}", s.recall.median),

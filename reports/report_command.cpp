@@ -64,7 +64,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
     if (cmp)
       for (const auto& cc : cmp->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
     for (const auto& c : runs.configs) {
-      const auto s = summarize(c);
+      const auto s = judge::summarize(c);
       const auto it = verdict_of.find(c.key);
       std::printf("%-12s %-24s %-34s %5lld/%-3lld [%.2f,%.2f] %8.3f %8lld\n",
                   it == verdict_of.end() ? "-" : it->second.c_str(), c.cell.c_str(), c.task_label().c_str(),

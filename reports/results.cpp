@@ -82,17 +82,8 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   c.capacity_bits = doc.result.capacity_bits;
 
   SeedOutcome s;
+  static_cast<Outcome&>(s) = doc.result;
   s.seed = doc.seed();
-  s.status = doc.result.status;
-  s.message = doc.result.message;
-  s.locked_in = doc.result.locked_in && s.status == "ok";
-  s.final_accuracy = doc.result.final_accuracy;
-  s.best_accuracy = doc.result.best_accuracy;
-  s.lock_in_step = doc.result.lock_in_step;
-  s.steps = doc.result.steps;
-  s.train_fingerprint = doc.result.train_fingerprint;
-  s.wall_seconds = doc.result.wall_seconds;
-  s.steps_per_second = doc.result.steps_per_second;
   for (const auto& p : doc.curve) s.curve.push_back({p.step, p.accuracy, p.loss});
   return {c, s};
 }
@@ -134,35 +125,6 @@ void read_plan(const fs::path& plan_path, RunSet& set) {
 }
 
 }  // namespace
-
-std::string Config::task_label() const {
-  std::string label = task;
-  for (const auto& [k, v] : task_options.items()) {
-    if (v.is_primitive()) label += " " + k + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return label;
-}
-
-void Config::set_train(json train) {
-  train_ = std::move(train);
-  recipe_ = Recipe{};
-  if (!train_.is_object()) return;
-  recipe_.steps = integer_or(train_, "steps", 0);
-  recipe_.threshold = number_or(train_, "threshold", kDefaultThreshold);
-  recipe_.curriculum = string_or(train_, "curriculum", "none");
-  recipe_.eval_every = number_or(train_, "eval_every", 0.0);
-  if (train_.contains("lr")) recipe_.lr_text = train_.at("lr").dump();
-}
-
-std::string commit_of(const json& context, size_t digits) {
-  const std::string commit = string_or(context, "git_commit", "unknown");
-  return digits > 0 && commit.size() > digits ? commit.substr(0, digits) : commit;
-}
-
-double Config::task_number(const std::string& option) const {
-  if (!task_options.contains(option) || !task_options.at(option).is_number()) return kNaN;
-  return task_options.at(option).get<double>();
-}
 
 RunSet group_runs(const std::vector<std::pair<std::string, json>>& documents) {
   RunSet set;
@@ -283,81 +245,13 @@ RunSet read_results(const fs::path& path) {
 
 }  // namespace
 
-bool counts_as_locked_in(const SeedOutcome& seed) { return seed.locked_in && seed.status == "ok"; }
-
-Tally tally(const Config& config) {
-  Tally t;
-  t.n = static_cast<int64_t>(config.seeds.size());
-  for (const auto& seed : config.seeds) {
-    t.k += counts_as_locked_in(seed) ? 1 : 0;
-    t.failed += seed.status != "ok" ? 1 : 0;
-  }
-  return t;
-}
-
-std::vector<double> recalls(const Config& config) {
-  std::vector<double> out;
-  out.reserve(config.seeds.size());
-  for (const auto& s : config.seeds) out.push_back(std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
-  return out;
-}
-
-double quantile(std::vector<double> values, double q) {
-  if (values.empty()) return kNaN;
-  std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
-}
-
-std::string setting_key(const Config& c) {
-  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train()}}.dump();
-}
-
 json json_number(double v, Infinity infinity) {
   if (std::isfinite(v)) return v;
   if (std::isinf(v) && infinity == Infinity::kString) return v > 0 ? "inf" : "-inf";
   return nullptr;
 }
 
-Spread spread(std::vector<double> values) {
-  Spread s;
-  if (values.empty()) {
-    s.mean = s.median = s.sd = s.min = s.max = s.q1 = s.q3 = kNaN;
-    return s;
-  }
-  std::sort(values.begin(), values.end());
-  double sum = 0.0;
-  for (double v : values) sum += v;
-  s.mean = sum / static_cast<double>(values.size());
-  double ss = 0.0;
-  for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  s.sd = values.size() > 1 ? std::sqrt(ss / static_cast<double>(values.size() - 1)) : 0.0;
-  s.min = values.front();
-  s.max = values.back();
-  s.median = quantile(values, 0.5);
-  s.q1 = quantile(values, 0.25);
-  s.q3 = quantile(values, 0.75);
-  return s;
-}
-
-ConfigSummary summarize(const Config& config, double level) {
-  ConfigSummary s;
-  s.level = level;
-  const Tally t = tally(config);
-  s.k = t.k, s.n = t.n, s.failed = t.failed, s.rate = t.rate();
-  std::vector<double> steps;
-  for (const auto& seed : config.seeds)
-    if (counts_as_locked_in(seed) && seed.lock_in_step >= 0) steps.push_back(static_cast<double>(seed.lock_in_step));
-  s.ci = s.n ? stats::clopper_pearson(s.k, s.n, level) : stats::Interval{0.0, 1.0};
-  s.recall = spread(recalls(config));
-  if (!steps.empty()) s.median_lock_in_step = spread(steps).median;
-  s.floor_bits_per_number = config.state_size > 0 ? config.capacity_bits / static_cast<double>(config.state_size) : 0.0;
-  return s;
-}
-
-json summary_to_json(const ConfigSummary& s) {
+json summary_to_json(const judge::ConfigSummary& s) {
   return {{"locked_in", s.k},
           {"seeds", s.n},
           {"lock_in_rate", s.rate},
@@ -375,8 +269,8 @@ json config_to_json(const Config& c, bool with_curves) {
   json seeds = json::array();
   for (const auto& s : c.seeds) {
     json j = {{"seed", s.seed},
-              {"status", s.status},
-              {"locked_in", s.locked_in},
+              {"status", run_status_name(s.status)},
+              {"locked_in", s.locked_in()},
               {"final_accuracy", s.final_accuracy},
               {"best_accuracy", s.best_accuracy},
               {"lock_in_step", s.lock_in_step >= 0 ? json(s.lock_in_step) : json(nullptr)},
@@ -403,7 +297,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"eval_fingerprint", c.eval_fingerprint.empty() ? json(nullptr) : json(c.eval_fingerprint)},
           {"knobs", c.knobs},
           {"capacity_bits", c.capacity_bits},
-          {"summary", summary_to_json(summarize(c))},
+          {"summary", summary_to_json(judge::summarize(c))},
           {"seeds", seeds}};
 }
 
@@ -415,13 +309,6 @@ std::string over_budget(int64_t state_size, int64_t state_budget) {
   if (state_budget <= 0) return "";
   const double over = static_cast<double>(state_size) / static_cast<double>(state_budget) - 1.0;
   return over > 0.10 ? fmt::format(" (over budget by {:.0f}%)", 100 * over) : "";
-}
-
-std::string config_hash(const Config& c) {
-  return short_hash(json{{"cell", {{"name", c.cell}, {"options", c.cell_options}}},
-                         {"model", c.model},
-                         {"task", {{"name", c.task}, {"options", c.task_options}}},
-                         {"train", c.train()}});
 }
 
 Config config_from_json(const json& j, const std::string& where) {
@@ -439,9 +326,11 @@ SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& w
   SeedOutcome s;
   s.seed = require_field<int64_t>(sj, "seed", w);
   if (!seen.insert(s.seed).second) throw UsageError(fmt::format("{}: seed {} appears twice", where, s.seed));
-  s.status = sj.value("status", "ok");
+  if (!parse_run_status(sj.value("status", "ok"), &s.status))
+    throw UsageError(fmt::format("{}: field 'status' got {}, expected \"ok\", \"diverged\" or \"error\"", w,
+                                 sj.at("status").dump()));
   s.message = sj.value("message", "");
-  s.locked_in = require_field<bool>(sj, "locked_in", w);
+  s.reached_threshold = require_field<bool>(sj, "locked_in", w);
   s.final_accuracy = require_field<double>(sj, "final_accuracy", w);
   if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
     throw UsageError(fmt::format("{}: final_accuracy got {}, expected a number in [0, 1]", w, s.final_accuracy));
@@ -450,14 +339,14 @@ SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& w
   s.steps = integer_or(sj, "steps", 0);
   s.train_fingerprint = string_or_null(sj, "train_fingerprint", w);
   if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
-  if (s.locked_in != (s.lock_in_step >= 0))
+  if (s.reached_threshold != (s.lock_in_step >= 0))
     throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,
-                                 s.locked_in, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
-  if (s.steps < 0 || (s.locked_in && s.steps > 0 && s.lock_in_step > s.steps))
+                                 s.reached_threshold, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
+  if (s.steps < 0 || (s.reached_threshold && s.steps > 0 && s.lock_in_step > s.steps))
     throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
   // A seed locks in when its held-out accuracy reaches the recipe's threshold: a locked-in seed whose best
   // accuracy never did was edited.
-  if (s.locked_in && sj.contains("best_accuracy") && train.contains("threshold") && train.at("threshold").is_number() &&
+  if (s.reached_threshold && sj.contains("best_accuracy") && train.contains("threshold") && train.at("threshold").is_number() &&
       s.best_accuracy < train.at("threshold").get<double>() - 1e-9)
     throw UsageError(fmt::format("{}: locked_in is true but best_accuracy {} never reached the threshold {}: the "
                                  "outcome contradicts itself (edited?)",
@@ -473,7 +362,7 @@ SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& w
 void check_summary(const json& j, const Config& c, const std::string& where) {
   if (!j.contains("summary") || !j.at("summary").is_object()) return;
   const json& sum = j.at("summary");
-  const ConfigSummary mine = summarize(c);
+  const judge::ConfigSummary mine = judge::summarize(c);
   const auto stored_k =
       sum.contains("locked_in") && sum.at("locked_in").is_number_integer() ? sum.at("locked_in").get<int64_t>() : mine.k;
   const auto stored_n =

@@ -28,7 +28,7 @@ int run_update(const BaselineOptions& o) {
   if (!std::regex_match(o.battery, std::regex("[A-Za-z0-9_.-]+")))
     throw UsageError("baseline name got '" + o.battery + "', expected letters, digits, '.', '_' or '-'",
                      "use the battery's name, e.g. smoke");
-  const reports::RunSet runs = reports::load_results(o.results);
+  const rb::RunSet runs = reports::load_results(o.results);
   if (!runs.battery.empty() && runs.battery != o.battery)
     throw UsageError("baseline update " + o.battery + ": the results in " + o.results + " come from battery '" +
                          runs.battery + "' (their plan.json)",
@@ -49,7 +49,7 @@ int run_update(const BaselineOptions& o) {
   for (const auto& c : runs.configs) {
     now.insert(c.key);
     added += before.count(c.key) ? 0 : 1;
-    failed += reports::summarize(c).failed;
+    failed += judge::summarize(c).failed;
   }
   int64_t removed = 0;
   for (const auto& k : before) removed += now.count(k) ? 0 : 1;
@@ -66,7 +66,7 @@ int run_show(const BaselineOptions& o) {
   fmt::print("baseline {} (battery '{}', created {}, commit {})\n", o.file, b.battery, b.created,
              string_or(b.context, "git_commit", "unknown"));
   for (const auto& c : b.configs) {
-    const auto s = reports::summarize(c);
+    const auto s = judge::summarize(c);
     fmt::print("  {:>3}/{:<3} [{:.2f}, {:.2f}] recall {:.3f}  {}\n", s.k, s.n, s.ci.low, s.ci.high, s.recall.median, c.key);
   }
   return kExitOk;

@@ -195,11 +195,11 @@ class Bisector {
 
   // Look k of `hash`: its runs in WORK when trained before, else the history's when it holds them, else
   // trained now.
-  const std::vector<reports::Config>& look_of(const std::string& hash, int64_t look) {
+  const std::vector<rb::Config>& look_of(const std::string& hash, int64_t look) {
     const auto id = std::make_pair(hash, look);
     if (auto it = looks_.find(id); it != looks_.end()) return it->second;
     const fs::path dir = work_ / "runs" / hash.substr(0, 12) / fmt::format("look{}", look);
-    std::optional<std::vector<reports::Config>> recorded;
+    std::optional<std::vector<rb::Config>> recorded;
     if (!fs::exists(dir / "aggregate.json")) recorded = from_history(hash, look);
     if (recorded) {
       ++history_looks_;
@@ -207,7 +207,7 @@ class Bisector {
                  recorded->size());
       return looks_[id] = std::move(*recorded);
     }
-    std::vector<reports::Config> configs = reports::load_results(runs(hash, look).string()).configs;
+    std::vector<rb::Config> configs = reports::load_results(runs(hash, look).string()).configs;
     if (look == 1 && per_look_ == 0)
       for (const auto& c : configs) per_look_ = std::max<int64_t>(per_look_, static_cast<int64_t>(c.seeds.size()));
     return looks_[id] = std::move(configs);
@@ -250,18 +250,18 @@ class Bisector {
 
   // Look k of `hash` from the history, when it holds every seed of that look for every config asked (the
   // probed ones, or the whole battery before any is chosen) under the same battery.
-  std::optional<std::vector<reports::Config>> from_history(const std::string& hash, int64_t look) {
+  std::optional<std::vector<rb::Config>> from_history(const std::string& hash, int64_t look) {
     if (o_.no_reuse || plan_seeds_.empty()) return std::nullopt;
     const std::string db = history::resolve_database(o_.db);
     if (!fs::exists(db)) return std::nullopt;
     const history::History h(db, history::History::Mode::kRead);
     if (h.battery() != plan_battery_) return std::nullopt;
     const std::vector<std::string>& keys = configs_.empty() ? plan_keys_ : configs_;
-    std::vector<reports::Config> configs = history::commit_configs(h, hash, keys);
+    std::vector<rb::Config> configs = history::commit_configs(h, hash, keys);
     if (configs.size() != keys.size()) return std::nullopt;
     const int64_t offset = (look - 1) * per_look_;
     for (auto& c : configs) {
-      std::map<int64_t, reports::SeedOutcome> by_seed;
+      std::map<int64_t, rb::SeedOutcome> by_seed;
       for (auto& s : c.seeds) by_seed.emplace(s.seed, std::move(s));
       c.seeds.clear();
       for (const int64_t seed : plan_seeds_) {
@@ -275,7 +275,7 @@ class Bisector {
 
   void record(const std::string& hash, const fs::path& dir) {
     if (o_.no_record) return;
-    const reports::RunSet set = reports::load_results(dir.string());
+    const rb::RunSet set = reports::load_results(dir.string());
     history::CommitInfo c = history::resolve_commit(repo_, hash);
     c.context = set.context;
     history::History h(history::resolve_database(o_.db), history::History::Mode::kWrite);
@@ -283,8 +283,8 @@ class Bisector {
   }
 
   // The configs of `hash` over looks 1..k, restricted to configs_ (when set).
-  std::vector<reports::Config> load(const std::string& hash, int64_t looks) {
-    std::map<std::string, reports::Config> by_key;
+  std::vector<rb::Config> load(const std::string& hash, int64_t looks) {
+    std::map<std::string, rb::Config> by_key;
     for (int64_t k = 1; k <= looks; ++k) {
       for (const auto& c : look_of(hash, k)) {
         if (!configs_.empty() && std::find(configs_.begin(), configs_.end(), c.key) == configs_.end()) continue;
@@ -292,7 +292,7 @@ class Bisector {
         if (!fresh) it->second.seeds.insert(it->second.seeds.end(), c.seeds.begin(), c.seeds.end());
       }
     }
-    std::vector<reports::Config> out;
+    std::vector<rb::Config> out;
     for (auto& [k, c] : by_key) {
       std::sort(c.seeds.begin(), c.seeds.end(), [](const auto& a, const auto& b) { return a.seed < b.seed; });
       out.push_back(std::move(c));
@@ -419,7 +419,7 @@ class Bisector {
   std::vector<history::CommitInfo> path_;
   std::vector<std::string> configs_;
   int64_t per_look_ = 0, max_looks_ = 1, battery_runs_ = 0, history_looks_ = 0;
-  std::map<std::pair<std::string, int64_t>, std::vector<reports::Config>> looks_;  // (commit, look) → its configs
+  std::map<std::pair<std::string, int64_t>, std::vector<rb::Config>> looks_;  // (commit, look) → its configs
   std::string plan_battery_;                    // the battery's name, as the history records it
   std::vector<std::string> plan_keys_;          // its config keys
   std::vector<int64_t> plan_seeds_;             // its seeds (every config has the same)

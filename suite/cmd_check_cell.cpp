@@ -43,12 +43,12 @@ ConformanceCheck learn_check(const NamedSpec& cell, const CheckCellOptions& o) {
   s.seed = 0;
   const RunDocument doc = RunDocument::from_json(train_run(resolve_spec(s), nullptr), "check-cell --learn");
   const auto& r = doc.result;
-  const bool pass = r.status == "ok" && r.locked_in;
+  const bool pass = r.locked_in();
   return {"learn", pass,
           pass ? fmt::format("tiny MQAR (2 pairs, length 16): held-out accuracy {:.3f} at step {} of {}", r.final_accuracy,
                              r.lock_in_step, o.learn_steps)
                : fmt::format("tiny MQAR (2 pairs, length 16): {} accuracy {:.3f} after {} steps (threshold 0.9){}",
-                             r.status, r.final_accuracy, r.steps, r.message.empty() ? "" : ": " + r.message)};
+                             run_status_name(r.status), r.final_accuracy, r.steps, r.message.empty() ? "" : ": " + r.message)};
 }
 
 int run_check_cell(const CheckCellOptions& o) {

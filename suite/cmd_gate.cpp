@@ -62,7 +62,7 @@ int run_stage(const Plan& plan, const RunnerOptions& ro) {
 // turns its exit code into 2 (the history would silently have a gap).
 int record_into_history(const GateCommandOptions& o, int rc) {
   try {
-    const reports::RunSet runs = reports::load_results(o.out);
+    const rb::RunSet runs = reports::load_results(o.out);
     const std::string recorded = runs.commits.size() == 1 ? runs.commits.front().get<std::string>() : "";
     history::CommitInfo commit = history::commit_of_results(".", recorded, "", false, o.out);
     commit.context = runs.context;
@@ -124,7 +124,7 @@ int run_gate(const GateCommandOptions& o) {
 
   json stages_doc = json::array({{{"look", 1}, {"seeds", battery.seeds}, {"configs", "all"}}});
   for (int64_t look = 2; look <= stages; ++look) {
-    const reports::RunSet current = reports::load_results(o.out);
+    const rb::RunSet current = reports::load_results(o.out);
     const reports::Comparison cmp = reports::compare(baseline->configs, current.configs, options);
     std::set<std::string> open;
     for (const auto& cc : cmp.configs)
@@ -156,7 +156,7 @@ int run_gate(const GateCommandOptions& o) {
     out.md = (std::filesystem::path(o.out) / "summary.md").string();
   }
   int rc = reports::run_report(o.out, baseline_label, flags, out, {}, true,
-                               from_history ? reports::BaselineSource([&](const reports::RunSet&) { return *baseline; })
+                               from_history ? reports::BaselineSource([&](const rb::RunSet&) { return *baseline; })
                                             : reports::BaselineSource{});
   if (!o.record.empty()) rc = record_into_history(o, rc);
   return rc;

@@ -99,7 +99,7 @@ int run_add(const HistoryOptions& o) {
         continue;
       }
     }
-    const reports::RunSet runs = reports::load_results(path);
+    const rb::RunSet runs = reports::load_results(path);
     if (runs.configs.empty()) throw UsageError(path + ": no runs to record");
     std::string recorded;
     if (runs.commits.size() > 1 && o.commit.empty())

@@ -102,7 +102,7 @@ void print_against_reference(const reports::Leaderboard& board, const std::strin
   for (const auto& c : mine->configs)
     for (const auto& r : ref->configs)
       if (c.task == r.task && c.task_options == r.task_options && c.train() == r.train()) {
-        const auto a = reports::summarize(c), b = reports::summarize(r);
+        const auto a = judge::summarize(c), b = judge::summarize(r);
         const double p = stats::fisher_exact({a.k, a.n - a.k, b.k, b.n - b.k}).p_value;
         lines.push_back({c.task_label(), a.k, a.n, b.k, b.n, p});
       }

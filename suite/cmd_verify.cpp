@@ -25,7 +25,7 @@ struct VerifyOptions {
 
 int run_verify(const VerifyOptions& o) {
   const reports::ClaimSet set = reports::read_claims(o.claims);
-  std::vector<reports::RunSet> results;
+  std::vector<rb::RunSet> results;
   for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
   const auto verdicts = reports::verify_claims(set, results);
   const reports::Document doc = reports::verdicts_document(set, verdicts);  // built once: JSON and pages agree

@@ -189,11 +189,11 @@ json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
     auto& t = configs[d.config_key];
     if (t.n == 0) t.first = &d;
     t.n += 1;
-    t.locked += d.result.locked_in ? 1 : 0;
+    t.locked += d.result.locked_in() ? 1 : 0;
     t.acc += d.result.final_accuracy;
     t.recalls.push_back(d.result.final_accuracy);
     t.seeds.push_back(d.seed());
-    if (d.result.locked_in) t.seeds_locked.push_back(d.seed());
+    if (d.result.locked_in()) t.seeds_locked.push_back(d.seed());
     metrics.push_back(run_metrics(*raw));
   }
   json cfgs = json::array();
@@ -213,7 +213,7 @@ json aggregate_runs(const std::vector<json>& docs_in, const json& plan) {
                     {"seeds_locked_in", t.seeds_locked},
                     {"mean_final_accuracy", t.acc / static_cast<double>(t.n)},
                     // what reports and the leaderboard call "recall": the median per-seed final accuracy
-                    {"median_recall", reports::spread(t.recalls).median}});
+                    {"median_recall", rb::spread(t.recalls).median}});
   }
   json missing = json::array();
   if (plan.is_object() && plan.contains("runs"))
@@ -308,7 +308,7 @@ class Scheduler {
 
   void count_existing(const ResultCheck& c) {
     ++sum_.already;
-    sum_.locked_in += c.run.result.locked_in ? 1 : 0;
+    sum_.locked_in += c.run.result.locked_in() ? 1 : 0;
   }
 
   void prepare_store() {
@@ -383,11 +383,11 @@ class Scheduler {
       if (c.state == ResultCheck::State::kValid) {
         ++sum_.trained;
         const RunResult& r = c.run.result;
-        sum_.locked_in += r.locked_in ? 1 : 0;
+        sum_.locked_in += r.locked_in() ? 1 : 0;
         w.lock.release();
         note(fmt::format("{}: {}  acc {:.3f}  {} steps  {:.1f}s{}   {}", run_label(spec),
-                         r.locked_in ? "LOCKED IN" : "not locked in", r.final_accuracy, r.steps, r.wall_seconds,
-                         r.status == "ok" ? "" : "  [" + r.status + ": " + r.message + "]", progress()));
+                         r.locked_in() ? "LOCKED IN" : "not locked in", r.final_accuracy, r.steps, r.wall_seconds,
+                         r.ok() ? "" : "  [" + std::string(run_status_name(r.status)) + ": " + r.message + "]", progress()));
         continue;
       }
       const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))

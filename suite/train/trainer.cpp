@@ -207,7 +207,8 @@ namespace {
 // The training loop's state: the window since the last evaluation, the best and last evaluations, and how
 // the run ended.
 struct LoopState {
-  std::string status = "ok", message;
+  RunStatus status = RunStatus::kOk;
+  std::string message;
   nlohmann::json divergence = nullptr;
   double best = 0.0, last_acc = 0.0, loss_sum = 0.0, last_loss = NAN, train_acc_sum = 0.0;
   int64_t loss_count = 0, step = 0, lock_in_step = -1, best_step = 0;
@@ -232,7 +233,7 @@ bool train_step(const RunSpec& spec, const Task& task, RecallModel& model, torch
   auto loss = torch::nn::functional::cross_entropy(logits, targets);
   const double loss_value = loss.item<double>();
   if (!std::isfinite(loss_value) || loss_value > kExplodingLoss) {
-    st.status = "diverged";
+    st.status = RunStatus::kDiverged;
     st.message = "training loss became " + std::to_string(loss_value) + " at step " + std::to_string(step);
     st.divergence = {{"step", step},
                      {"reason", std::isfinite(loss_value) ? "exploding" : "nan"},
@@ -288,9 +289,9 @@ bool evaluate_and_record(const RunSpec& spec, RecallModel& model, const Tensors&
 nlohmann::json details_after_training(const RunSpec& spec, const Task& task, RecallModel& model,
                                       const Curriculum& curriculum, const RunDocument& doc, const LoopState& st) {
   nlohmann::json breakdown = nullptr;
-  if (st.status == "ok" && !task.breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(task, st.last_eval);
+  if (st.status == RunStatus::kOk && !task.breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(task, st.last_eval);
   nlohmann::json lengths = nlohmann::json::array();
-  if (st.status == "ok") {
+  if (st.status == RunStatus::kOk) {
     for (int64_t length : spec.train.eval_lengths) {
       auto other = task_at_length(spec, length);
       const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples));
@@ -365,9 +366,9 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   RunResult& r = doc.result;
   r.status = st.status;
   r.message = st.message;
-  r.final_accuracy = st.status == "ok" ? st.last_acc : 0.0;
+  r.final_accuracy = st.status == RunStatus::kOk ? st.last_acc : 0.0;
   r.best_accuracy = st.best;
-  r.locked_in = st.lock_in_step >= 0;
+  r.reached_threshold = st.lock_in_step >= 0;
   r.lock_in_step = st.lock_in_step;
   r.steps = steps_done;
   r.wall_seconds = wall;

@@ -23,7 +23,7 @@ RunDocument sample() {
   d.config_key = "mqar/diag+conv/" + short_hash(canonical_config(d.spec));  // the key covers the spec
   d.key = d.config_key + "/seed:3";
   d.context = {{"git_commit", "abc"}};
-  d.result.locked_in = true;
+  d.result.reached_threshold = true;
   d.result.lock_in_step = 350;
   d.result.final_accuracy = 0.93;
   d.result.best_accuracy = 0.95;

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const rb::reports::Baseline b = rb::reports::read_baseline(path);
     const rb::reports::Comparison c = rb::reports::compare(b.configs, b.configs);
     (void)rb::reports::comparison_to_json(c).dump();
-    rb::reports::RunSet runs;
+    rb::RunSet runs;
     runs.configs = b.configs;
     rb::reports::ReportInput in;
     in.runs = &runs;

@@ -13,9 +13,9 @@
 
 namespace {
 
-rb::reports::Config config(const std::string& cell, int64_t length, const std::string& curriculum, int64_t locked,
+rb::Config config(const std::string& cell, int64_t length, const std::string& curriculum, int64_t locked,
                            double low) {
-  rb::reports::Config c;
+  rb::Config c;
   c.cell = cell;
   c.task = "mqar";
   c.task_options = {{"pairs", 8}, {"length", length}, {"vocab", 64}, {"filler", "zero"}};
@@ -23,12 +23,12 @@ rb::reports::Config config(const std::string& cell, int64_t length, const std::s
   c.model = {{"d_model", 32}, {"layers", 2}};
   c.set_train({{"steps", 1000}, {"curriculum", curriculum}, {"threshold", 0.9}});
   for (int64_t s = 0; s < 10; ++s) {
-    rb::reports::SeedOutcome o;
+    rb::SeedOutcome o;
     o.seed = s;
-    o.locked_in = s < locked;
-    o.final_accuracy = o.best_accuracy = o.locked_in ? 0.93 + 0.005 * s : low + 0.02 * s;
-    o.lock_in_step = o.locked_in ? 100 * (s + 1) : -1;
-    o.steps = o.locked_in ? o.lock_in_step : 1000;
+    o.reached_threshold = s < locked;
+    o.final_accuracy = o.best_accuracy = o.locked_in() ? 0.93 + 0.005 * s : low + 0.02 * s;
+    o.lock_in_step = o.locked_in() ? 100 * (s + 1) : -1;
+    o.steps = o.locked_in() ? o.lock_in_step : 1000;
     c.seeds.push_back(o);
   }
   return c;
@@ -37,8 +37,8 @@ rb::reports::Config config(const std::string& cell, int64_t length, const std::s
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const rb::reports::RunSet runs = [] {
-    rb::reports::RunSet r;
+  static const rb::RunSet runs = [] {
+    rb::RunSet r;
     for (int64_t length : {64, 128}) {
       r.configs.push_back(config("x+conv", length, "none", 6, 0.5));
       r.configs.push_back(config("x", length, "none", 0, 0.05));

@@ -34,10 +34,10 @@ Config draw(const Config& base, int64_t n, int64_t first_seed, double ratio, std
     SeedOutcome d = base.seeds[pick(rng)];
     d.seed = first_seed + i;
     d.train_fingerprint.clear();
-    if (d.locked_in && ratio != 1.0) {
+    if (d.locked_in() && ratio != 1.0) {
       const auto slowed = static_cast<int64_t>(std::ceil(static_cast<double>(d.lock_in_step) * ratio / grid) * grid);
       if (slowed > budget) {
-        d.locked_in = false, d.lock_in_step = -1, d.steps = budget, d.final_accuracy = d.best_accuracy = 0.5;
+        d.reached_threshold = false, d.lock_in_step = -1, d.steps = budget, d.final_accuracy = d.best_accuracy = 0.5;
       } else {
         d.lock_in_step = d.steps = slowed;
       }
@@ -57,7 +57,7 @@ TEST(PooledPower, SlowdownDetectableAt80Percent) {
   std::printf("%-20s %-14s %s\n", "config", "baseline", "power at time ratio 1.3 1.35 1.4 1.45 1.5 1.75 2 3 -> 80% at");
   for (const auto& tc : b.configs) {
     int64_t locked = 0;
-    for (const auto& s : tc.seeds) locked += s.locked_in ? 1 : 0;
+    for (const auto& s : tc.seeds) locked += s.locked_in() ? 1 : 0;
     if (locked < 10) continue;  // too few lock-ins to model a slowdown of
     double detect[2] = {0, 0};
     for (int arm = 0; arm < 2; ++arm) {

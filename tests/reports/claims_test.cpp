@@ -28,8 +28,8 @@ Config planted(const std::string& cell, int64_t k, int64_t n, int64_t length = 6
   for (int64_t s = 0; s < n; ++s) {
     SeedOutcome o;
     o.seed = s;
-    o.locked_in = s < k;
-    o.final_accuracy = o.locked_in ? 0.95 + 0.001 * s : low + 0.01 * s;
+    o.reached_threshold = s < k;
+    o.final_accuracy = o.locked_in() ? 0.95 + 0.001 * s : low + 0.01 * s;
     c.seeds.push_back(o);
   }
   return c;
@@ -130,7 +130,7 @@ Config arm(const std::string& cell, const std::vector<double>& recall, int64_t l
   c.set_train(train);
   for (size_t i = 0; i < recall.size(); ++i) {
     c.seeds[i].final_accuracy = c.seeds[i].best_accuracy = recall[i];
-    c.seeds[i].locked_in = static_cast<int64_t>(i) < locked;
+    c.seeds[i].reached_threshold = static_cast<int64_t>(i) < locked;
   }
   return c;
 }

@@ -29,7 +29,7 @@ Config draw_current(const Config& base, Effect effect, double keep, std::mt19937
   Config cur = base;
   std::uniform_int_distribution<size_t> pick(0, base.seeds.size() - 1);
   int64_t locked = 0;
-  for (const auto& s : base.seeds) locked += s.locked_in ? 1 : 0;
+  for (const auto& s : base.seeds) locked += s.locked_in() ? 1 : 0;
   const double rate = static_cast<double>(locked) / static_cast<double>(base.seeds.size());
   const int64_t budget = base.step_budget();
   const int64_t grid = base.train().value("eval_every", 50);
@@ -39,16 +39,16 @@ Config draw_current(const Config& base, Effect effect, double keep, std::mt19937
     SeedOutcome d = kept(rng) ? base.seeds[i] : base.seeds[pick(rng)];
     d.seed = s.seed;
     d.train_fingerprint = s.train_fingerprint;
-    if (effect == Effect::kLockInDrop30 && d.locked_in && drop(rng)) {
-      d.locked_in = false;
+    if (effect == Effect::kLockInDrop30 && d.locked_in() && drop(rng)) {
+      d.reached_threshold = false;
       d.lock_in_step = -1;
       d.steps = budget;
       d.final_accuracy = d.best_accuracy = 0.5;
     }
-    if (effect == Effect::kSlower30 && d.locked_in) {
+    if (effect == Effect::kSlower30 && d.locked_in()) {
       const auto slowed = static_cast<int64_t>(std::ceil(static_cast<double>(d.lock_in_step) * 1.3 / grid) * grid);
       if (slowed > budget) {
-        d.locked_in = false, d.lock_in_step = -1, d.steps = budget, d.final_accuracy = d.best_accuracy = 0.5;
+        d.reached_threshold = false, d.lock_in_step = -1, d.steps = budget, d.final_accuracy = d.best_accuracy = 0.5;
       } else {
         d.lock_in_step = d.steps = slowed;
       }
@@ -71,7 +71,7 @@ void simulate(double keep, int reps) {
   for (size_t target = 0; target < b.configs.size(); ++target) {
     const Config& tc = b.configs[target];
     int64_t locked = 0;
-    for (const auto& s : tc.seeds) locked += s.locked_in ? 1 : 0;
+    for (const auto& s : tc.seeds) locked += s.locked_in() ? 1 : 0;
     if (locked == 0) continue;  // rank1: never locks in, the recall endpoint (no lock-in to drop or slow)
     for (Effect effect : {Effect::kNone, Effect::kLockInDrop30, Effect::kSlower30}) {
       int flagged = 0, family_alarm = 0;

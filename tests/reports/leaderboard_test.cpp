@@ -35,10 +35,10 @@ Config planted(const std::string& cell, int64_t pairs, int64_t k, int64_t n = 10
   for (int64_t s = 0; s < n; ++s) {
     SeedOutcome o;
     o.seed = s;
-    o.locked_in = s < k;
-    o.final_accuracy = o.locked_in ? 0.95 : 0.2;
-    o.lock_in_step = o.locked_in ? 400 : -1;
-    o.steps = o.locked_in ? 400 : 1000;
+    o.reached_threshold = s < k;
+    o.final_accuracy = o.locked_in() ? 0.95 : 0.2;
+    o.lock_in_step = o.locked_in() ? 400 : -1;
+    o.steps = o.locked_in() ? 400 : 1000;
     c.seeds.push_back(o);
   }
   return c;

@@ -48,11 +48,11 @@ Config planted(const std::string& key, const std::string& cell, int64_t k, int64
   for (int64_t s = 0; s < n; ++s) {
     SeedOutcome o;
     o.seed = s;
-    o.locked_in = s < k;
-    o.final_accuracy = o.locked_in ? 0.99 + 0.009 * u(rng) : 0.2 + 0.2 * u(rng);
+    o.reached_threshold = s < k;
+    o.final_accuracy = o.locked_in() ? 0.99 + 0.009 * u(rng) : 0.2 + 0.2 * u(rng);
     o.best_accuracy = o.final_accuracy;
-    o.lock_in_step = o.locked_in ? 300 + 50 * s : -1;
-    o.steps = o.locked_in ? o.lock_in_step : 400;
+    o.lock_in_step = o.locked_in() ? 300 + 50 * s : -1;
+    o.steps = o.locked_in() ? o.lock_in_step : 400;
     o.curve = {{50, 0.1, 2.0}, {100, o.final_accuracy / 2, 1.0}, {150, o.final_accuracy, 0.5}};
     c.seeds.push_back(o);
   }
@@ -61,7 +61,7 @@ Config planted(const std::string& key, const std::string& cell, int64_t k, int64
 
 TEST(Summary, LockInIntervalAndSpread) {
   const Config c = planted("k", "diag+conv", 7, 10);
-  const ConfigSummary s = summarize(c);
+  const judge::ConfigSummary s = judge::summarize(c);
   EXPECT_EQ(s.k, 7);
   EXPECT_EQ(s.n, 10);
   EXPECT_NEAR(s.ci.low, 0.3475, 1e-4);   // R: binom.test(7, 10)$conf.int
@@ -150,8 +150,8 @@ TEST(Gate, TwentyConfigsOfPureNoiseRaiseNoRegression) {
   const auto draw = [&](const std::string& key) {
     Config c = planted(key, "diag", 0, 10);
     for (auto& s : c.seeds) {
-      s.locked_in = lock(rng);
-      s.final_accuracy = s.locked_in ? hi(rng) : lo(rng);
+      s.reached_threshold = lock(rng);
+      s.final_accuracy = s.locked_in() ? hi(rng) : lo(rng);
     }
     return c;
   };
@@ -192,10 +192,10 @@ TEST(Gate, PairedNoiseOverTwentyConfigsRaisesNoMoreThanAlpha) {
   const auto draw = [&](const std::string& key) {
     Config c = planted(key, "diag+conv", 10, 10);
     for (auto& s : c.seeds) {
-      s.locked_in = lock(rng);
-      s.lock_in_step = s.locked_in ? 50 * step(rng) : -1;
-      s.steps = s.locked_in ? s.lock_in_step : 400;
-      s.final_accuracy = s.locked_in ? 0.995 : 0.3;
+      s.reached_threshold = lock(rng);
+      s.lock_in_step = s.locked_in() ? 50 * step(rng) : -1;
+      s.steps = s.locked_in() ? s.lock_in_step : 400;
+      s.final_accuracy = s.locked_in() ? 0.995 : 0.3;
     }
     return c;
   };
@@ -223,7 +223,7 @@ TEST(Gate, HalvedLockInRateIsCaughtWhenSeedsArePaired) {
     for (size_t i = 0; i < steps.size(); ++i) {
       auto& s = c.seeds[i];
       const int v = current ? steps[i].second : steps[i].first;
-      s.locked_in = v > 0;
+      s.reached_threshold = v > 0;
       s.lock_in_step = v;
       s.steps = v > 0 ? v : 1000;
       s.final_accuracy = v > 0 ? 0.95 : 0.5;
@@ -518,7 +518,7 @@ TEST(Baseline, RoundTripsAndRejectsBadFiles) {
   const Baseline b = read_baseline(dir / "base.json");
   EXPECT_EQ(b.battery, "smoke");
   ASSERT_EQ(b.configs.size(), 2u);
-  EXPECT_EQ(summarize(b.configs[0]).k, 4);
+  EXPECT_EQ(judge::summarize(b.configs[0]).k, 4);
   EXPECT_EQ(b.configs[0].seeds.size(), 6u);
   EXPECT_TRUE(b.configs[0].seeds[0].curve.empty());  // baselines keep no curves
   EXPECT_EQ(b.configs[0].eval_fingerprint, "aaaaaaaaaaaa");  // data identity is carried (issue 24)

@@ -1,0 +1,44 @@
+// The outcome of one run, the one type every reader and judge of results uses: the trainer's document
+// (core/run_document.h RunResult), the results store and its configs (core/results.h SeedOutcome), the
+// history's rows and every judgement. "Locked in" is decided here and nowhere else (Outcome::locked_in);
+// a seed that never locked in is a time censored at the step budget (Outcome::time_to_lock_in).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rb {
+
+// How a run ended. Anything but kOk counts as not locked in, whatever the run recorded.
+enum class RunStatus { kOk, kDiverged, kError };
+// "ok", "diverged", "error": the names in documents.
+const char* run_status_name(RunStatus status);
+// Parses a status name; false for anything else (the caller names the field in its message).
+bool parse_run_status(const std::string& name, RunStatus* status);
+
+// A time to lock-in: an event at `time`, or censored there (the budget) when the run never locked in.
+struct LockInTime {
+  double time = 0.0;
+  bool event = false;
+};
+
+struct Outcome {
+  RunStatus status = RunStatus::kOk;
+  std::string message;             // why, when status is not kOk
+  bool reached_threshold = false;  // as recorded: held-out accuracy reached the recipe's threshold
+  double final_accuracy = 0.0;     // held-out accuracy at the last evaluation (the run's "recall"), [0, 1]
+  double best_accuracy = 0.0;      // best held-out accuracy seen, [0, 1]
+  int64_t lock_in_step = -1;       // step at which it reached the threshold; -1 when it did not
+  int64_t steps = 0;               // optimiser steps taken
+  double wall_seconds = 0.0;       // training time
+  double steps_per_second = 0.0;   // training throughput
+  std::string train_fingerprint;   // hash of the run's first training batches ("" in older documents)
+
+  // The one rule of every tally: the threshold was reached and the run ended ok.
+  bool locked_in() const { return reached_threshold && status == RunStatus::kOk; }
+  bool ok() const { return status == RunStatus::kOk; }
+  // An event at lock_in_step when locked in, else censored at `budget`.
+  LockInTime time_to_lock_in(int64_t budget) const;
+};
+
+}  // namespace rb
