@@ -1,7 +1,7 @@
 // Contrasts: two configurations of one result set that differ in one knob (e.g. conv on/off), declared by the
 // battery (its plan.json) or inferred from the cells' registered knobs, each tested with a two-sided Fisher
 // exact test on the lock-in counts, adjusted across the battery's contrasts. The report shows them beside the
-// gate (reports/compare.h), which compares a result set with a baseline instead.
+// gate (judge/recall_gate.h), which compares a result set with a baseline instead.
 //
 //   std::vector<ContrastResult> r = test_contrasts(runs.configs, infer_contrasts(runs.configs));
 #pragma once

@@ -63,7 +63,7 @@ std::string fmt_si(double v) {
 // ---- page sections ---------------------------------------------------------------------------------
 
 // What the gate compared and under which rule: the verdict sentence.
-std::string verdict_sentence(const ReportInput& in, const Comparison& c) {
+std::string verdict_sentence(const ReportInput& in, const judge::Comparison& c) {
   return fmt::format("{} configs compared against {}. Identity is checked first and is never "
                      "a matter of statistics: a config whose model (state size, parameters, architecture), task "
                      "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
@@ -79,21 +79,22 @@ std::string verdict_sentence(const ReportInput& in, const Comparison& c) {
 }
 
 // Every config whose verdict is not "no change": verdict, config, lock-in and recall before and after, why.
-Table verdict_table(const Comparison& c) {
+Table verdict_table(const judge::Comparison& c) {
   Table t{{{"verdict"}, {"config"}, {"lock-in (baseline → now)"}, {"median recall"}, {"seeds needed"}, {"why"}}};
   t.cls = "changes";
   t.labelled = true;
   t.columns[2].data_label = "lock-in";
   for (const auto& cc : c.configs) {
-    if (cc.verdict == Verdict::kNoChange) continue;
-    Cell why(cc.reason);
+    if (cc.verdict == judge::Verdict::kNoChange) continue;
+    Cell why(gate_reason(cc, c.options));
     why.cls = "why";
-    t.rows.push_back({{Inline().strong(verdict_name(cc.verdict)),
+    t.rows.push_back({{Inline().strong(judge::verdict_name(cc.verdict)),
                        Inline(cc.current->cell + " · " + cc.current->task_label())
                            .raw("<div class=\"key\">" + esc(cc.key) + "</div>", " (" + cc.key + ")"),
-                       fmt::format("{}/{} → {}/{}", cc.k_base, cc.n_base, cc.k_cur, cc.n_cur),
-                       fmt_num(cc.recall_base) + " → " + fmt_num(cc.recall_cur),
-                       cc.seeds_needed > 0 ? std::to_string(cc.seeds_needed) : "–", why},
+                       fmt::format("{}/{} → {}/{}", cc.baseline_tally().k, cc.baseline_tally().n, cc.current_tally().k,
+                                   cc.current_tally().n),
+                       fmt_num(cc.recall_baseline()) + " → " + fmt_num(cc.recall_current()),
+                       cc.planning.seeds > 0 ? std::to_string(cc.planning.seeds) : "–", why},
                       tone_class(tone_of(cc.verdict))});
   }
   return t;
@@ -110,7 +111,7 @@ void add_keys(Group& g, const char* title, const char* note, const std::vector<s
 }
 
 Group section_verdict(const ReportInput& in) {
-  const Tone tone = in.comparison ? tone_of(in.comparison->verdict) : Tone::kNeutral;
+  const Tone tone = in.comparison ? tone_of(in.comparison->verdict()) : Tone::kNeutral;
   Group g{Group::Kind::kSection, "verdict", std::string("verdict ") + tone_class(tone)};
   g.add(Heading{2, "Verdict: " + report_verdict(in)});
   if (!in.comparison) {
@@ -119,7 +120,7 @@ Group section_verdict(const ReportInput& in) {
                         .text(" to compare against a stored baseline.")});
     return g;
   }
-  const Comparison& c = *in.comparison;
+  const judge::Comparison& c = *in.comparison;
   g.add(Paragraph{Inline().raw(verdict_sentence(in, c))});
   Table t = verdict_table(c);
   if (!t.rows.empty()) g.add(std::move(t));
@@ -166,12 +167,12 @@ Cell empty_cell() {
 
 // One config in the results-by-cell table: its median recall, its verdict when it changed, its lock-in count
 // with the interval bar, its state and capacity floor.
-Cell by_cell_cell(const Config& c, const std::map<std::string, Verdict>& verdict_of) {
+Cell by_cell_cell(const Config& c, const std::map<std::string, judge::Verdict>& verdict_of) {
   const auto sm = judge::summarize(c);
   Inline content = Inline().strong(fmt_num(sm.recall.median));
   const auto v = verdict_of.find(c.key);
-  if (v != verdict_of.end() && v->second != Verdict::kNoChange)
-    content.text(" ").badge(tone_of(v->second), verdict_name(v->second));
+  if (v != verdict_of.end() && v->second != judge::Verdict::kNoChange)
+    content.text(" ").badge(tone_of(v->second), judge::verdict_name(v->second));
   content.raw("<div class=\"sub\">", " (")
       .text(fmt::format("{}/{} locked ", sm.k, sm.n))
       .interval(sm.ci.low, sm.ci.high, sm.rate)
@@ -185,7 +186,7 @@ Cell by_cell_cell(const Config& c, const std::map<std::string, Verdict>& verdict
   return cell;
 }
 
-Group section_by_cell(const RunSet& runs, const std::map<std::string, Verdict>& verdict_of) {
+Group section_by_cell(const RunSet& runs, const std::map<std::string, judge::Verdict>& verdict_of) {
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, const Config*> cell_at;
   std::set<std::string> cells;
@@ -416,13 +417,13 @@ Group section_curves(const RunSet& runs) {
 // censored at the step budget. A curve shifted right is slower learning, one that stays higher is fewer
 // lock-ins: what the log-rank test in the gate measures.
 // A survival figure's caption: the config, its verdict, the log-rank test, the medians and what the gate detects.
-Inline survival_caption(const ConfigComparison& cc, const Comparison& c) {
+Inline survival_caption(const judge::ConfigComparison& cc, const judge::Comparison& c) {
   Inline caption = Inline().strong(cc.current->cell).text(" · " + cc.current->task_label() + " · ");
-  caption.badge(tone_of(cc.verdict), verdict_name(cc.verdict)).raw("<br>", " ");
-  caption.text(fmt::format("log-rank p slower {} (adjusted {}), median steps {} → {}", fmt_num(cc.p_slower),
-                           fmt_num(cc.p_slower_adj),
-                           std::isfinite(cc.median_time_base) ? fmt::format("{:.0f}", cc.median_time_base) : "never",
-                           std::isfinite(cc.median_time_cur) ? fmt::format("{:.0f}", cc.median_time_cur) : "never"));
+  caption.badge(tone_of(cc.verdict), judge::verdict_name(cc.verdict)).raw("<br>", " ");
+  caption.text(fmt::format("log-rank p slower {} (adjusted {}), median steps {} → {}", fmt_num(cc.slower.p),
+                           fmt_num(cc.slower.p_adjusted),
+                           std::isfinite(cc.median_time_baseline()) ? fmt::format("{:.0f}", cc.median_time_baseline()) : "never",
+                           std::isfinite(cc.median_time_current()) ? fmt::format("{:.0f}", cc.median_time_current()) : "never"));
   if (c.options.power_analysis)
     caption.raw("<br>", " ").text(fmt::format(
         "detects with power {:.0f}%: lock-in {}, slowdown {}", 100 * c.options.target_power,
@@ -443,8 +444,8 @@ Group section_survival(const ReportInput& in) {
   for (const auto& cc : in.comparison->configs) {
     if (cc.budget <= 0) continue;
     const auto budget = static_cast<double>(cc.budget);
-    const Series base = km_series(judge::lock_in_times(*cc.baseline, cc.budget), "baseline", "#888", true, budget);
-    const Series now = km_series(judge::lock_in_times(*cc.current, cc.budget), "now", kNotLocked, false, budget);
+    const Series base = km_series(judge::lock_in_times(cc.compared_baseline(), cc.budget), "baseline", "#888", true, budget);
+    const Series now = km_series(judge::lock_in_times(cc.compared_current(), cc.budget), "now", kNotLocked, false, budget);
     grid.add(Figure{survival_caption(cc, *in.comparison),
                     LineChart{cc.current->cell + " · " + cc.current->task_label() + ": share of seeds not yet locked in",
                               Axis{"step", 0, budget}, Axis{"not yet locked in", 0, 1}, {base, now}}});
@@ -631,7 +632,7 @@ void add_page_sections(Document& d, const ReportInput& in) {
     size_t i = 0;
     for (const auto& cell : cells) color_of[cell] = kPalette[i++ % (sizeof kPalette / sizeof *kPalette)];
   }
-  std::map<std::string, Verdict> verdict_of;
+  std::map<std::string, judge::Verdict> verdict_of;
   if (in.comparison)
     for (const auto& cc : in.comparison->configs) verdict_of[cc.key] = cc.verdict;
   Group header{Group::Kind::kHeader};

@@ -23,16 +23,16 @@ const char* tone_class(Tone tone) {
   return "";
 }
 
-Tone tone_of(Verdict verdict) {
+Tone tone_of(judge::Verdict verdict) {
   switch (verdict) {
-    case Verdict::kNoChange: return Tone::kFine;
-    case Verdict::kImprovement: return Tone::kGood;
-    case Verdict::kInconclusive: return Tone::kOpen;
-    case Verdict::kRegression:
-    case Verdict::kDataStreamChanged:
-    case Verdict::kTaskChanged:
-    case Verdict::kModelChanged:
-    case Verdict::kSeedsNotIndependent: return Tone::kBad;
+    case judge::Verdict::kNoChange: return Tone::kFine;
+    case judge::Verdict::kImprovement: return Tone::kGood;
+    case judge::Verdict::kInconclusive: return Tone::kOpen;
+    case judge::Verdict::kRegression:
+    case judge::Verdict::kDataStreamChanged:
+    case judge::Verdict::kTaskChanged:
+    case judge::Verdict::kModelChanged:
+    case judge::Verdict::kSeedsNotIndependent: return Tone::kBad;
   }
   return Tone::kNeutral;
 }

@@ -5,7 +5,7 @@
 // stylesheet that styles these parts and the script that sorts the tables are html.cpp's.
 //
 //   row += "<tr class=\"" + std::string(tone_class(tone_of(verdict))) + "\">";
-//   cell += badge(tone_of(verdict), verdict_name(verdict)) + interval_bar(s.ci.low, s.ci.high, s.rate);
+//   cell += badge(tone_of(verdict), judge::verdict_name(verdict)) + interval_bar(s.ci.low, s.ci.high, s.rate);
 //   figure += line_chart("recall vs pairs", Axis{"pairs", 2, 32, true}, Axis{"recall", 0, 1}, series);
 #pragma once
 
@@ -18,7 +18,7 @@
 #include "stats/stats.h"
 
 #include "reports/claims.h"
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 
 namespace rb::reports {
 
@@ -31,7 +31,7 @@ enum class Tone { kBad, kOpen, kGood, kFine, kNeutral, kPlain };
 const char* tone_class(Tone tone);
 // The gate's verdicts: regression and every changed identity (not compared, exit 2) bad, inconclusive open,
 // improvement good, no change fine.
-Tone tone_of(Verdict verdict);
+Tone tone_of(judge::Verdict verdict);
 // A claim's verdicts: reproduced good, contradicted bad, undecided and "direction reproduced, size not"
 // open, the others plain.
 Tone tone_of(ClaimOutcome outcome);

@@ -48,7 +48,7 @@ json runs_json(const RunSet& runs) {
 }  // namespace
 
 std::string report_verdict(const ReportInput& in) {
-  return in.comparison ? verdict_name(in.comparison->verdict) : "no baseline";
+  return in.comparison ? judge::verdict_name(in.comparison->verdict()) : "no baseline";
 }
 
 json report_json(const ReportInput& in) {
@@ -84,7 +84,7 @@ namespace {
 // "## recallbench: VERDICT", the counts, and what was compared with what under which rule.
 void md_header(Document& d, const ReportInput& in) {
   const std::string verdict = report_verdict(in);
-  const Comparison* c = in.comparison;
+  const judge::Comparison* c = in.comparison;
   d.add(Heading{1, "recallbench: " + verdict}, Show::kMarkdownOnly);
   d.add(Paragraph{c ? Inline().strong(verdict).text(fmt::format(": {} compared configs{}", verdict_counts(*c),
                                                                     data_unchecked_note(*c)))
@@ -101,40 +101,40 @@ void md_header(Document& d, const ReportInput& in) {
 }
 
 // The title of a verdict's list in the summary.
-const char* md_verdict_title(Verdict v) {
+const char* md_verdict_title(judge::Verdict v) {
   switch (v) {
-    case Verdict::kSeedsNotIndependent: return "Seeds not independent (not compared; a bug to fix)";
-    case Verdict::kModelChanged: return "Model changed (not compared; re-record the baseline after review)";
-    case Verdict::kTaskChanged: return "Task changed (not compared; re-record the baseline after review)";
-    case Verdict::kDataStreamChanged: return "Data stream changed (not compared; re-record the baseline after review)";
-    case Verdict::kRegression: return "Regressions";
-    case Verdict::kInconclusive: return "Inconclusive";
-    case Verdict::kImprovement: return "Improvements";
-    case Verdict::kNoChange: return "No change";
+    case judge::Verdict::kSeedsNotIndependent: return "Seeds not independent (not compared; a bug to fix)";
+    case judge::Verdict::kModelChanged: return "Model changed (not compared; re-record the baseline after review)";
+    case judge::Verdict::kTaskChanged: return "Task changed (not compared; re-record the baseline after review)";
+    case judge::Verdict::kDataStreamChanged: return "Data stream changed (not compared; re-record the baseline after review)";
+    case judge::Verdict::kRegression: return "Regressions";
+    case judge::Verdict::kInconclusive: return "Inconclusive";
+    case judge::Verdict::kImprovement: return "Improvements";
+    case judge::Verdict::kNoChange: return "No change";
   }
   return "";
 }
 
 // One list per verdict other than no change, the most severe first: each config's key and reason.
-void md_verdict_lists(Document& d, const Comparison& c) {
-  for (Verdict v : {Verdict::kSeedsNotIndependent, Verdict::kModelChanged, Verdict::kTaskChanged,
-                    Verdict::kDataStreamChanged, Verdict::kRegression, Verdict::kInconclusive, Verdict::kImprovement}) {
+void md_verdict_lists(Document& d, const judge::Comparison& c) {
+  for (judge::Verdict v : {judge::Verdict::kSeedsNotIndependent, judge::Verdict::kModelChanged, judge::Verdict::kTaskChanged,
+                    judge::Verdict::kDataStreamChanged, judge::Verdict::kRegression, judge::Verdict::kInconclusive, judge::Verdict::kImprovement}) {
     List list;
     for (const auto& cc : c.configs)
-      if (cc.verdict == v) list.items.push_back(Inline().code(cc.key).text(": " + cc.reason));
+      if (cc.verdict == v) list.items.push_back(Inline().code(cc.key).text(": " + gate_reason(cc, c.options)));
     if (list.items.empty()) continue;
     d.add(Heading{2, md_verdict_title(v)}, Show::kMarkdownOnly);
     d.add(std::move(list), Show::kMarkdownOnly);
   }
 }
 
-// What the gate detects per config (GateOptions::power_analysis), nothing without the analysis.
-void md_power_table(Document& d, const Comparison& c) {
+// What the gate detects per config (judge::GateOptions::power_analysis), nothing without the analysis.
+void md_power_table(Document& d, const judge::Comparison& c) {
   Table t{{{"cell"}, {"task"}, {"baseline lock-in"}, {"lock-in drop detected"}, {"slowdown detected"}}};
   for (const auto& cc : c.configs) {
     const auto& dt = cc.detectable;
     if (dt.draws == 0 && std::isnan(dt.lock_in_to)) continue;
-    t.rows.push_back({{cc.current->cell, cc.current->task_label(), fmt::format("{}/{}", cc.k_base, cc.n_base),
+    t.rows.push_back({{cc.current->cell, cc.current->task_label(), fmt::format("{}/{}", cc.baseline_tally().k, cc.baseline_tally().n),
                        std::isnan(dt.lock_in_to) ? std::string("none")
                                                  : fmt::format("{:.2f} → {:.2f}", dt.lock_in_from, dt.lock_in_to),
                        std::isnan(dt.slowdown) ? std::string("none up to ×4") : fmt::format("×{:.1f}", dt.slowdown)}});
@@ -145,7 +145,7 @@ void md_power_table(Document& d, const Comparison& c) {
   d.add(Paragraph{fmt::format("Per config, at {} seeds now, tested alone at alpha / tests: the lock-in drop (exact "
                               "Fisher power) and the slowdown of every seed's lock-in (exact log-rank test, simulated "
                               "from the baseline's seeds).",
-                              c.configs.front().n_cur)},
+                              c.configs.front().current_tally().n)},
         Show::kMarkdownOnly);
   d.add(std::move(t), Show::kMarkdownOnly);
 }
@@ -160,8 +160,8 @@ void md_key_list(Document& d, const std::string& title, const std::vector<std::s
 }
 
 // Every config: lock-in with its interval, recall, steps, state against the budget, the gate's verdict.
-void md_configs_table(Document& d, const RunSet& runs, const Comparison* comparison) {
-  std::map<std::string, Verdict> verdict_of;
+void md_configs_table(Document& d, const RunSet& runs, const judge::Comparison* comparison) {
+  std::map<std::string, judge::Verdict> verdict_of;
   if (comparison)
     for (const auto& cc : comparison->configs) verdict_of[cc.key] = cc.verdict;
   Table t{{{"cell"}, {"task"}, {"lock-in"}, {"95% CI"}, {"median recall"}, {"steps to lock in"}, {"state (budget)"},
@@ -174,7 +174,7 @@ void md_configs_table(Document& d, const RunSet& runs, const Comparison* compari
                        s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–",
                        fmt::format("{} ({})", c.state_size, (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
                                                                 over_budget(c.state_size, c.state_budget)),
-                       fmt::format("{:.0f}", c.capacity_bits), it == verdict_of.end() ? "–" : verdict_name(it->second)}});
+                       fmt::format("{:.0f}", c.capacity_bits), it == verdict_of.end() ? "–" : judge::verdict_name(it->second)}});
   }
   d.add(Heading{2, "Configs"}, Show::kMarkdownOnly);
   d.add(std::move(t), Show::kMarkdownOnly);
@@ -200,7 +200,7 @@ void md_contrasts(Document& d, const std::vector<ContrastResult>& contrasts) {
 
 void add_summary_sections(Document& d, const ReportInput& in) {
   md_header(d, in);
-  if (const Comparison* c = in.comparison) {
+  if (const judge::Comparison* c = in.comparison) {
     md_verdict_lists(d, *c);
     md_power_table(d, *c);
     md_key_list(d, "In the baseline, missing from these results", c->missing_in_current);
@@ -225,16 +225,17 @@ Document report_document(const ReportInput& in) {
 
 std::string report_markdown(const ReportInput& in) { return MarkdownRenderer().render(report_document(in)); }
 
-std::string verdict_counts(const Comparison& c) {
+std::string verdict_counts(const judge::Comparison& c) {
+  const GateCounts n(c);
   return fmt::format("{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
                      "unchanged of {}",
-                     c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements, c.unchanged,
+                     n.model_changed, n.data_changed, n.regressions, n.inconclusive, n.improvements, n.unchanged,
                      c.configs.size());
 }
 
-std::string gate_rule_text(const Comparison& c) {
+std::string gate_rule_text(const judge::Comparison& c) {
   const char* adj = stats::adjust_method_name(c.options.adjust);
-  if (c.options.rule == GateOptions::Rule::kUnpaired)
+  if (c.options.rule == judge::GateOptions::Rule::kUnpaired)
     return fmt::format("{} over {} one-sided unpaired tests (lock-in, recall, time to lock-in per config)", adj, c.tests);
   std::string seq = c.options.stage_seeds > 0
                         ? fmt::format("; sequential: {} seed pairs a look, up to {} looks, {} spending, futility p > {}",
@@ -249,40 +250,42 @@ std::string gate_rule_text(const Comparison& c) {
 }
 
 // " (data identity not checked for N configs: the baseline records no fingerprints)" when a side is older.
-std::string data_unchecked_note(const Comparison& c) {
-  if (c.data_unchecked == 0) return "";
+std::string data_unchecked_note(const judge::Comparison& c) {
+  if (c.data_unchecked() == 0) return "";
   return fmt::format("; data identity not checked for {} of {} configs (no data fingerprints on a side: recorded "
-                     "before they existed)", c.data_unchecked, c.configs.size());
+                     "before they existed)", c.data_unchecked(), c.configs.size());
 }
 
-std::string comparison_text(const Comparison& c, const std::string& baseline_path) {
+std::string comparison_text(const judge::Comparison& c, const std::string& baseline_path) {
+  const GateCounts n(c);
   std::string out = fmt::format(
       "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {} improvement, {} no change "
       "of {} configs compared with {}; {}, alpha {}, minimum effect {:.0f} points lock-in, "
       "{:.2f} recall or {:.0f}% slower lock-in){}\n",
-      verdict_name(c.verdict), c.model_changed, c.data_changed, c.regressions, c.inconclusive, c.improvements,
-      c.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
+      judge::verdict_name(c.verdict()), n.model_changed, n.data_changed, n.regressions, n.inconclusive, n.improvements,
+      n.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
       data_unchecked_note(c));
   for (const auto& cc : c.configs) {
-    if (cc.verdict == Verdict::kNoChange && cc.model_change.empty()) continue;
-    out += fmt::format("  {:<12} {}\n               {}\n", verdict_name(cc.verdict), cc.key, cc.reason);
+    if (cc.verdict == judge::Verdict::kNoChange && cc.model.empty()) continue;
+    out += fmt::format("  {:<12} {}\n               {}\n", judge::verdict_name(cc.verdict), cc.key,
+                       gate_reason(cc, c.options));
   }
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
   for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
-  if (c.model_changed > 0)
+  if (n.model_changed > 0)
     out += fmt::format("the model changed under {} config key(s): review the change; to accept it, record a new "
                        "baseline from these results with `recallbench baseline update BATTERY --results DIR --out {}` "
                        "and commit it (or compare anyway with --allow-model-change)\n",
-                       c.model_changed, baseline_path);
+                       n.model_changed, baseline_path);
   int64_t data_accept = 0;  // task or stream changes: accepted by re-recording, like a model change
   for (const auto& cc : c.configs)
-    data_accept += cc.verdict == Verdict::kTaskChanged || cc.verdict == Verdict::kDataStreamChanged ? 1 : 0;
+    data_accept += cc.verdict == judge::Verdict::kTaskChanged || cc.verdict == judge::Verdict::kDataStreamChanged ? 1 : 0;
   if (data_accept > 0)
     out += fmt::format("the data changed under {} config key(s) (task generator or training stream): review the change; "
                        "to accept it, record a new baseline from these results with `recallbench baseline update "
                        "BATTERY --results DIR --out {}` and commit it (or compare anyway with --allow-data-change)\n",
                        data_accept, baseline_path);
-  if (c.data_changed > data_accept)
+  if (n.data_changed > data_accept)
     out += "seeds that saw the same training batches are not independent draws: the seed does not reach the "
            "training stream; fix the bug (this is never accepted)\n";
   return out;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/bench_json.h"
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/contrasts.h"
 #include "reports/document.h"
 #include "reports/results.h"
@@ -29,7 +29,7 @@ inline constexpr int kBaselineSchemaVersion = 1;
 struct ReportInput {
   const RunSet* runs = nullptr;                 // the current results (required)
   std::vector<ContrastResult> contrasts;        // tested contrasts (declared by the battery, or inferred)
-  const Comparison* comparison = nullptr;       // against a baseline, when one was given
+  const judge::Comparison* comparison = nullptr;       // against a baseline, when one was given
   std::string baseline_path;                    // where the baseline came from
   json bench = nullptr;                         // kernel throughput: a Google Benchmark JSON, when given
   std::string title = "recallbench report";
@@ -62,14 +62,14 @@ Document report_document(const ReportInput& in);
 
 // The comparison as plain text for the terminal: the verdict line, then one line per config that is not
 // "no change" (with its reason), then missing configs.
-std::string comparison_text(const Comparison& comparison, const std::string& baseline_path);
+std::string comparison_text(const judge::Comparison& comparison, const std::string& baseline_path);
 // The verdict's counts, shared by the page and the summary: "0 model changed, 0 data changed, 1 regression(s),
 // 0 inconclusive, 0 improvement(s), 3 unchanged of 4".
-std::string verdict_counts(const Comparison& comparison);
+std::string verdict_counts(const judge::Comparison& comparison);
 // How the gate decided, for a summary line: the adjustment, the family and its tests, the sequential rule.
-std::string gate_rule_text(const Comparison& comparison);
+std::string gate_rule_text(const judge::Comparison& comparison);
 // "; data identity not checked for N of M configs (...)" when a side records no data fingerprints, else "".
-std::string data_unchecked_note(const Comparison& comparison);
+std::string data_unchecked_note(const judge::Comparison& comparison);
 
 // The current UTC time as 2026-11-30T16:00:00Z (the "created" field of stored files).
 std::string utc_now();

@@ -15,7 +15,7 @@ namespace rb::reports {
 int run_report(const std::string& current_path, const std::string& baseline_path, const GateFlags& flags,
                const OutputFlags& out, const std::vector<ContrastSpec>& declared, bool print_configs,
                const BaselineSource& baseline_from) {
-  GateOptions gate = flags.resolved();
+  judge::GateOptions gate = flags.resolved();
   gate.power_analysis = true;  // the report states what each config can detect
   // Read everything before writing anything (bad input writes nothing).
   std::optional<Baseline> baseline;
@@ -34,7 +34,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
     bench = read_json_file(out.bench);
     bench_rows(bench);  // validates
   }
-  std::optional<Comparison> cmp;
+  std::optional<judge::Comparison> cmp;
   if (baseline) {
     cmp = compare(baseline->configs, runs.configs, gate);
     cmp->baseline_context = baseline->context;
@@ -62,7 +62,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
                 "state");
     std::map<std::string, std::string> verdict_of;
     if (cmp)
-      for (const auto& cc : cmp->configs) verdict_of[cc.key] = verdict_name(cc.verdict);
+      for (const auto& cc : cmp->configs) verdict_of[cc.key] = judge::verdict_name(cc.verdict);
     for (const auto& c : runs.configs) {
       const auto s = judge::summarize(c);
       const auto it = verdict_of.find(c.key);
@@ -82,7 +82,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   for (const auto* p : {&out.html, &out.json, &out.md})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());
   std::fflush(stdout);
-  return cmp ? gate_exit_code(*cmp, flags.fail_on_inconclusive) : 0;
+  return cmp ? judge::gate_exit_code(cmp->effect(), flags.fail_on_inconclusive) : 0;
 }
 
 }  // namespace rb::reports

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 #include "stats/stats.h"
 
@@ -15,7 +15,7 @@ namespace rb::reports {
 
 // The gate's options as the command line spells them.
 struct GateFlags {
-  GateOptions gate;
+  judge::GateOptions gate;
   std::string adjust = "holm";
   std::string spending = "pocock";
   bool unpaired = false;
@@ -23,11 +23,11 @@ struct GateFlags {
   bool allow_other_battery = false;  // compare with a baseline recorded from another battery
 
   // Parses the adjustment and spending names into `gate` (UsageError on an unknown name).
-  GateOptions resolved() const {
-    GateOptions g = gate;
+  judge::GateOptions resolved() const {
+    judge::GateOptions g = gate;
     g.adjust = stats::parse_adjust_method(adjust);
     g.spending = stats::parse_spending(spending);
-    g.rule = unpaired ? GateOptions::Rule::kUnpaired : GateOptions::Rule::kPaired;
+    g.rule = unpaired ? judge::GateOptions::Rule::kUnpaired : judge::GateOptions::Rule::kPaired;
     return g;
   }
 };

@@ -5,7 +5,7 @@
 // (CCACHE_BASEDIR = WORK/src, so the worktrees share one cache: after the first build a probe recompiles only
 // what differs); its own `recallbench run` trains the battery's seeds of the configs that regressed, into
 // WORK/runs/<commit>/look<k>. Both ends run first; the config that regressed most significantly between them
-// (paired sign test, reports/compare.h) is the one probed (--all-configs: every regressed one; --config: the
+// (paired sign test, judge/recall_gate.h) is the one probed (--all-configs: every regressed one; --config: the
 // ones it names).
 // A probe X is compared with the good end (X worse: bad) and with the bad end (bad worse than X: good), on
 // the same seeds (paired; runs are deterministic per seed); while neither is significant the next block of
@@ -39,7 +39,7 @@
 #include "history/analysis.h"
 #include "history/git.h"
 #include "history/history.h"
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/results.h"
 #include "suite/cli.h"
 
@@ -300,8 +300,8 @@ class Bisector {
     return out;
   }
 
-  reports::GateOptions options() const {
-    reports::GateOptions g;
+  judge::GateOptions options() const {
+    judge::GateOptions g;
     g.alpha = alpha_each_;
     g.stage_seeds = per_look_;
     g.max_stages = max_looks_;
@@ -327,13 +327,13 @@ class Bisector {
         g = load(good_.hash, look);
         b = load(bad, look);
       }
-      const auto cmp = reports::compare(g, b, options());
+      const auto cmp = judge::compare(g, b, options());
       bool open = false;
       chosen.clear();
       std::vector<std::pair<double, std::string>> regressed;
       for (const auto& cc : cmp.configs) {
-        if (cc.verdict == reports::Verdict::kRegression) regressed.emplace_back(cc.p_primary, cc.key);
-        open |= cc.paired && cc.primary_open;
+        if (cc.verdict == judge::Verdict::kRegression) regressed.emplace_back(cc.primary.p, cc.key);
+        open |= cc.primary_open();
       }
       std::sort(regressed.begin(), regressed.end());
       for (const auto& [p, key] : regressed) chosen.push_back(key);
@@ -346,7 +346,7 @@ class Bisector {
       if (!chosen.empty() || !open) break;
       configs_.clear();
       for (const auto& cc : cmp.configs)
-        if (cc.paired && cc.primary_open) configs_.push_back(cc.key);
+        if (cc.primary_open()) configs_.push_back(cc.key);
     }
     return chosen;
   }
@@ -364,18 +364,18 @@ class Bisector {
     for (int64_t look = 1; look <= max_looks_; ++look) {
       const auto g = load(good_.hash, look), x = load(hash, look), b = load(path_.back().hash, look);
       d.seeds = look * per_look_;
-      const auto vs_good = reports::compare(g, x, options());
-      const auto vs_bad = reports::compare(x, b, options());
+      const auto vs_good = judge::compare(g, x, options());
+      const auto vs_bad = judge::compare(x, b, options());
       for (const auto& cc : vs_good.configs)
-        if (cc.verdict == reports::Verdict::kRegression) {
+        if (cc.verdict == judge::Verdict::kRegression) {
           d.verdict = "bad";
-          d.reason = "worse than the good end: " + cc.reason;
+          d.reason = "worse than the good end: " + reports::gate_reason(cc, vs_good.options);
           return d;
         }
       for (const auto& cc : vs_bad.configs)
-        if (cc.verdict == reports::Verdict::kRegression) {
+        if (cc.verdict == judge::Verdict::kRegression) {
           d.verdict = "good";
-          d.reason = "the bad end is worse than it: " + cc.reason;
+          d.reason = "the bad end is worse than it: " + reports::gate_reason(cc, vs_bad.options);
           return d;
         }
       d.reason = "neither comparison significant";
@@ -389,13 +389,13 @@ class Bisector {
     std::string out;
     int64_t looks = 1;
     for (; looks <= max_looks_; ++looks) {
-      const auto cmp = reports::compare(load(before, looks), load(culprit, looks), options());
+      const auto cmp = judge::compare(load(before, looks), load(culprit, looks), options());
       bool reg = false;
-      for (const auto& cc : cmp.configs) reg |= cc.verdict == reports::Verdict::kRegression;
+      for (const auto& cc : cmp.configs) reg |= cc.verdict == judge::Verdict::kRegression;
       if (reg || looks == max_looks_) {
         for (const auto& cc : cmp.configs)
           out += fmt::format("{} vs its parent {}: {} — {}\n  ", cc.key, short7(before),
-                             reports::verdict_name(cc.verdict), cc.reason);
+                             judge::verdict_name(cc.verdict), reports::gate_reason(cc, cmp.options));
         break;
       }
     }

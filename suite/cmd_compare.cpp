@@ -2,7 +2,7 @@
 //
 //   recallbench compare --baseline ci/baselines/smoke.json --current results [--md summary.md]
 //
-// Matches configs by key; each is regression / improvement / no change / inconclusive (reports/compare.h).
+// Matches configs by key; each is regression / improvement / no change / inconclusive (judge/recall_gate.h).
 // Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (reports/speed_gate.h):
 //   recallbench compare --baseline ci/baselines/bench-smoke.json --current bench.json [--threshold 0.1]
 //   recallbench compare --aa --baseline run1.json --current run2.json      (A/A noise calibration)

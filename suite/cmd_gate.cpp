@@ -6,7 +6,7 @@
 // Runs the battery (look 1: its own seeds, paired with the baseline's), compares with the baseline's runs
 // of the same seeds, and, for the configs whose paired sign test neither crossed its boundary nor stopped
 // for futility, runs the next block of seeds (the battery's seeds + k × their count) and looks again, up to
-// --stages looks; alpha is spent over the looks (Pocock by default: reports/compare.h). A config that is
+// --stages looks; alpha is spent over the looks (Pocock by default: judge/recall_gate.h). A config that is
 // clearly fine (every pair tied, the usual commit) or clearly broken stops at the first look, so the usual
 // gate costs one battery. The baseline must hold the seeds of every look (record it with the same
 // offsets: README "The gate"); with fewer, the cap is what it holds. Then writes the reports like
@@ -120,15 +120,15 @@ int run_gate(const GateCommandOptions& o) {
   reports::GateFlags flags = o.gate;
   flags.gate.stage_seeds = per_look;
   flags.gate.max_stages = stages;
-  const reports::GateOptions options = flags.resolved();
+  const judge::GateOptions options = flags.resolved();
 
   json stages_doc = json::array({{{"look", 1}, {"seeds", battery.seeds}, {"configs", "all"}}});
   for (int64_t look = 2; look <= stages; ++look) {
     const rb::RunSet current = reports::load_results(o.out);
-    const reports::Comparison cmp = reports::compare(baseline->configs, current.configs, options);
+    const judge::Comparison cmp = judge::compare(baseline->configs, current.configs, options);
     std::set<std::string> open;
     for (const auto& cc : cmp.configs)
-      if (cc.paired && cc.primary_open && cc.primary_looks == look - 1)
+      if (cc.primary_open() && cc.primary_looks() == look - 1)
         open.insert(cc.key);
     if (open.empty()) break;
     Battery next = battery;

@@ -13,7 +13,7 @@
 
 namespace rb {
 
-// --alpha, --min-lockin-drop, ... --fail-on-inconclusive: the gate's options (reports/compare.h GateOptions).
+// --alpha, --min-lockin-drop, ... --fail-on-inconclusive: the gate's options (judge/recall_gate.h GateOptions).
 
 inline void add_gate_flags(CLI::App* sub, reports::GateFlags& f) {
   sub->add_option("--alpha", f.gate.alpha, "Family-wise error rate of the regression tests (default 0.05)")

@@ -8,14 +8,14 @@
 
 #include "core/errors.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = fuzz_input_file("baseline", data, size);
   try {
     const rb::reports::Baseline b = rb::reports::read_baseline(path);
-    const rb::reports::Comparison c = rb::reports::compare(b.configs, b.configs);
+    const rb::judge::Comparison c = rb::judge::compare(b.configs, b.configs);
     (void)rb::reports::comparison_to_json(c).dump();
     rb::RunSet runs;
     runs.configs = b.configs;

@@ -12,11 +12,13 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 
 namespace rb::reports {
 namespace {
+
+using namespace rb::judge;
 
 std::string fmt_power(double p) {
   char buf[16];

@@ -17,11 +17,13 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 
 namespace rb::reports {
 namespace {
+
+using namespace rb::judge;
 
 enum class Effect { kNone, kLockInDrop30, kSlower30 };
 
@@ -87,7 +89,7 @@ void simulate(double keep, int reps) {
             looks += static_cast<double>(cc.sequential.looks.size());
           }
         }
-        family_alarm += c.regressions > (effect == Effect::kNone ? 0 : 1) ? 1 : 0;
+        family_alarm += GateCounts(c).regressions > (effect == Effect::kNone ? 0 : 1) ? 1 : 0;
       }
       const double rate = static_cast<double>(flagged) / reps;
       const char* name = effect == Effect::kNone ? "no effect" : effect == Effect::kLockInDrop30 ? "lock-in -30 points"

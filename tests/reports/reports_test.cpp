@@ -9,13 +9,15 @@
 
 #include <fmt/format.h>
 
-#include "reports/compare.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 #include "core/errors.h"
 #include "core/json_io.h"
 
 namespace rb::reports {
 namespace {
+
+using namespace rb::judge;
 
 namespace fs = std::filesystem;
 
@@ -81,14 +83,14 @@ TEST(Gate, PlantedRegressionSixOfSixToZeroOfSix) {
                                     planted("mqar/diag/b", "diag", 3, 6, 8, 0, 400, 7)};
   std::vector<Config> cur = {planted("mqar/diag+conv/a", "diag+conv", 0, 6), base[1]};
   const Comparison c = compare(base, cur);
-  EXPECT_EQ(c.verdict, Verdict::kRegression);
-  EXPECT_EQ(c.regressions, 1);
-  EXPECT_EQ(gate_exit_code(c, false), 1);
+  EXPECT_EQ(c.verdict(), Verdict::kRegression);
+  EXPECT_EQ(GateCounts(c).regressions, 1);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), 1);
   ASSERT_FALSE(c.configs.empty());
   EXPECT_EQ(c.configs.front().key, "mqar/diag+conv/a");  // regressions first
   EXPECT_EQ(c.configs.front().verdict, Verdict::kRegression);
-  EXPECT_NEAR(c.configs.front().p_lockin_drop, 1.0 / 924.0, 1e-9);  // 1 / C(12, 6)
-  EXPECT_NE(c.configs.front().reason.find("6/6 → 0/6"), std::string::npos) << c.configs.front().reason;
+  EXPECT_NEAR(c.configs.front().lock_in_drop.p, 1.0 / 924.0, 1e-9);  // 1 / C(12, 6)
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("6/6 → 0/6"), std::string::npos) << gate_reason(c.configs.front(), c.options);
   EXPECT_NE(comparison_text(c, "b.json").find("regression   mqar/diag+conv/a"), std::string::npos);
   EXPECT_EQ(c.configs.back().verdict, Verdict::kNoChange);
 }
@@ -98,30 +100,30 @@ TEST(Gate, ThreeVersusThreeSeedsIsInconclusiveWithASeedCount) {
   const std::vector<Config> cur = {planted("k", "diag+conv", 0, 3)};
   // Paired: three pairs, all worse, give at best p = 2^-3 = 0.125 > 0.05.
   const Comparison paired = compare(base, cur);
-  EXPECT_EQ(paired.verdict, Verdict::kInconclusive);
-  EXPECT_NE(paired.configs[0].reason.find("3 pairs cannot reach significance"), std::string::npos)
-      << paired.configs[0].reason;
+  EXPECT_EQ(paired.verdict(), Verdict::kInconclusive);
+  EXPECT_NE(gate_reason(paired.configs[0], paired.options).find("3 pairs cannot reach significance"), std::string::npos)
+      << gate_reason(paired.configs[0], paired.options);
   // Unpaired (the rule before pairing): the Fisher seed count.
   GateOptions unpaired;
   unpaired.rule = GateOptions::Rule::kUnpaired;
   const Comparison c = compare(base, cur, unpaired);
   ASSERT_EQ(c.configs.size(), 1u);
-  EXPECT_EQ(c.verdict, Verdict::kInconclusive);
+  EXPECT_EQ(c.verdict(), Verdict::kInconclusive);
   EXPECT_NEAR(c.configs[0].min_attainable_p, 0.05, 1e-12);  // 1 / C(6, 3)
   EXPECT_NEAR(c.configs[0].level_needed, 0.05 / 3, 1e-12);  // alpha / 3 tests (lock-in, recall, time to lock in)
   // All 4 lock in vs none gives 1 / C(8, 4) = 0.014 <= 0.0167: 4 seeds per side detect this complete swing.
-  EXPECT_EQ(c.configs[0].seeds_needed, 4);
-  EXPECT_NE(c.configs[0].reason.find("4 seeds per side"), std::string::npos) << c.configs[0].reason;
-  EXPECT_EQ(gate_exit_code(c, false), 0);
-  EXPECT_EQ(gate_exit_code(c, true), 3);
+  EXPECT_EQ(c.configs[0].planning.seeds, 4);
+  EXPECT_NE(gate_reason(c.configs[0], c.options).find("4 seeds per side"), std::string::npos) << gate_reason(c.configs[0], c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), 0);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 3);
 }
 
 TEST(Gate, UnchangedRerunPasses) {
   const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 2, 6, 8, 0, 400, 3)};
   const Comparison c = compare(base, base);
-  EXPECT_EQ(c.verdict, Verdict::kNoChange);
-  EXPECT_EQ(c.unchanged, 2);
-  EXPECT_EQ(gate_exit_code(c, true), 0);
+  EXPECT_EQ(c.verdict(), Verdict::kNoChange);
+  EXPECT_EQ(GateCounts(c).unchanged, 2);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 0);
 }
 
 TEST(Gate, SmallDropBelowTheMinimumEffectIsNotARegression) {
@@ -129,15 +131,15 @@ TEST(Gate, SmallDropBelowTheMinimumEffectIsNotARegression) {
   const std::vector<Config> base = {planted("a", "diag+conv", 10, 10)};
   const std::vector<Config> cur = {planted("a", "diag+conv", 9, 10)};
   const Comparison c = compare(base, cur);
-  EXPECT_NE(c.verdict, Verdict::kRegression);
+  EXPECT_NE(c.verdict(), Verdict::kRegression);
 }
 
 TEST(Gate, ImprovementIsReportedAndPasses) {
   const std::vector<Config> base = {planted("a", "diag", 0, 8)};
   const std::vector<Config> cur = {planted("a", "diag", 8, 8)};
   const Comparison c = compare(base, cur);
-  EXPECT_EQ(c.verdict, Verdict::kImprovement);
-  EXPECT_EQ(gate_exit_code(c, true), 0);
+  EXPECT_EQ(c.verdict(), Verdict::kImprovement);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 0);
 }
 
 // 20 configs whose baseline and current seeds come from the same distribution: the gate must not flag a
@@ -167,14 +169,14 @@ TEST(Gate, TwentyConfigsOfPureNoiseRaiseNoRegression) {
     unpaired.rule = GateOptions::Rule::kUnpaired;
     const Comparison c = compare(base, cur, unpaired);
     if (f == 0) {
-      EXPECT_EQ(c.regressions, 0) << "the first family of pure noise raised a regression";
-      EXPECT_NE(gate_exit_code(c, false), 1);
+      EXPECT_EQ(GateCounts(c).regressions, 0) << "the first family of pure noise raised a regression";
+      EXPECT_NE(gate_exit_code(c.effect(), false), 1);
     }
-    families_flagged += c.regressions > 0 ? 1 : 0;
+    families_flagged += GateCounts(c).regressions > 0 ? 1 : 0;
     bool any_raw = false;
     for (const auto& cc : c.configs)
-      any_raw = any_raw || (cc.p_lockin_drop <= 0.05 && -cc.rate_change >= 0.2) ||
-                (cc.p_recall_drop <= 0.05 && -cc.recall_change >= 0.05);
+      any_raw = any_raw || (cc.lock_in_drop.p <= 0.05 && -cc.rate_change() >= 0.2) ||
+                (cc.recall_drop.p <= 0.05 && -cc.recall_change() >= 0.05);
     families_flagged_uncorrected += any_raw ? 1 : 0;
   }
   std::printf("pure noise: %d of %d families flagged a regression (Holm); %d of %d uncorrected\n", families_flagged,
@@ -207,7 +209,7 @@ TEST(Gate, PairedNoiseOverTwentyConfigsRaisesNoMoreThanAlpha) {
       base.push_back(draw("cfg" + std::to_string(i)));
       cur.push_back(draw("cfg" + std::to_string(i)));
     }
-    flagged += compare(base, cur).regressions > 0 ? 1 : 0;
+    flagged += GateCounts(compare(base, cur)).regressions > 0 ? 1 : 0;
   }
   std::printf("paired noise: %d of %d families flagged a regression\n", flagged, kFamilies);
   EXPECT_LE(flagged, kFamilies * 5 / 100 + 5);  // alpha plus about two standard errors
@@ -237,12 +239,12 @@ TEST(Gate, HalvedLockInRateIsCaughtWhenSeedsArePaired) {
   const std::vector<Config> cur = {make("a", dc, true), make("b", same, true), make("c", same, true)};
   const Comparison paired = compare(base, cur);
   EXPECT_EQ(paired.configs.front().key, "a");
-  EXPECT_EQ(paired.configs.front().verdict, Verdict::kRegression) << paired.configs.front().reason;
-  EXPECT_NEAR(paired.configs.front().p_primary, 0.0078125, 1e-12);
-  EXPECT_EQ(gate_exit_code(paired, false), 1);
+  EXPECT_EQ(paired.configs.front().verdict, Verdict::kRegression) << gate_reason(paired.configs.front(), paired.options);
+  EXPECT_NEAR(paired.configs.front().primary.p, 0.0078125, 1e-12);
+  EXPECT_EQ(gate_exit_code(paired.effect(), false), 1);
   GateOptions unpaired;
   unpaired.rule = GateOptions::Rule::kUnpaired;
-  EXPECT_NE(compare(base, cur, unpaired).verdict, Verdict::kRegression);
+  EXPECT_NE(compare(base, cur, unpaired).verdict(), Verdict::kRegression);
   // The JSON carries the primary test and its look.
   const json j = comparison_to_json(paired);
   const json& primary = j.at("configs").at(0).at("primary");
@@ -276,22 +278,22 @@ TEST(Gate, SequentialLooksStayOpenThenDecide) {
   EXPECT_NEAR(first.sequential.looks[0].information, 1.0 / 3, 1e-12);
   EXPECT_NEAR(first.sequential.looks[0].alpha_allowed, 0.05 * std::log(1 + (std::exp(1.0) - 1) / 3), 1e-12);
   EXPECT_EQ(first.pairs, 10);
-  EXPECT_EQ(first.verdict, Verdict::kRegression) << first.reason;
+  EXPECT_EQ(first.verdict, Verdict::kRegression) << gate_reason(first, c.options);
   // Five of ten later at the first look (five tied): the sign test alone is p = 2^-5 = 0.031: open; with
   // the second ten also 5 later, p = 2^-10 at look 2: a regression.
   c = compare({make(30, 5, false)}, {make(10, 5, true)}, o);
-  EXPECT_TRUE(c.configs[0].sequential.open) << c.configs[0].reason;
+  EXPECT_TRUE(c.configs[0].sequential.open) << gate_reason(c.configs[0], c.options);
   EXPECT_EQ(c.configs[0].verdict, Verdict::kInconclusive);
-  EXPECT_NE(c.configs[0].reason.find("open at look 1 of 3"), std::string::npos) << c.configs[0].reason;
-  EXPECT_EQ(gate_exit_code(c, false), 0);
+  EXPECT_NE(gate_reason(c.configs[0], c.options).find("open at look 1 of 3"), std::string::npos) << gate_reason(c.configs[0], c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), 0);
   Config cur20 = make(20, 0, true);
   for (int i : {0, 1, 2, 3, 4, 10, 11, 12, 13, 14}) cur20.seeds[static_cast<size_t>(i)].lock_in_step = cur20.seeds[static_cast<size_t>(i)].steps = 500;
   c = compare({make(30, 5, false)}, {cur20}, o);
   EXPECT_EQ(c.configs[0].sequential.looks.size(), 2u);
-  EXPECT_EQ(c.configs[0].verdict, Verdict::kRegression) << c.configs[0].reason;
+  EXPECT_EQ(c.configs[0].verdict, Verdict::kRegression) << gate_reason(c.configs[0], c.options);
   // An unchanged tree ties every pair: no change at the first look, nothing more to run.
   c = compare({make(30, 0, false)}, {make(10, 0, true)}, o);
-  EXPECT_EQ(c.configs[0].verdict, Verdict::kNoChange) << c.configs[0].reason;
+  EXPECT_EQ(c.configs[0].verdict, Verdict::kNoChange) << gate_reason(c.configs[0], c.options);
   EXPECT_FALSE(c.configs[0].sequential.open);
 }
 
@@ -345,21 +347,21 @@ TEST(Gate, SlowerLockInIsARegressionEvenWhenEverySeedLocksIn) {
   const Comparison c = compare({base}, {slow});
   ASSERT_EQ(c.configs.size(), 1u);
   const auto& cc = c.configs[0];
-  EXPECT_EQ(cc.rate_change, 0.0);
-  EXPECT_EQ(c.verdict, Verdict::kRegression) << cc.reason;
-  EXPECT_LT(cc.p_slower_adj, 0.05) << cc.reason;
-  EXPECT_GT(cc.time_ratio, 1.5);
-  EXPECT_NE(cc.reason.find("primary: paired sign test on time to lock-in over 10 seed pairs (10 current later"),
-            std::string::npos) << cc.reason;
-  EXPECT_NEAR(cc.p_primary, std::ldexp(1.0, -10), 1e-15);
-  EXPECT_EQ(gate_exit_code(c, false), 1);
+  EXPECT_EQ(cc.rate_change(), 0.0);
+  EXPECT_EQ(c.verdict(), Verdict::kRegression) << gate_reason(cc, c.options);
+  EXPECT_LT(cc.slower.p_adjusted, 0.05) << gate_reason(cc, c.options);
+  EXPECT_GT(cc.time_ratio(), 1.5);
+  EXPECT_NE(gate_reason(cc, c.options).find("primary: paired sign test on time to lock-in over 10 seed pairs (10 current later"),
+            std::string::npos) << gate_reason(cc, c.options);
+  EXPECT_NEAR(cc.primary.p, std::ldexp(1.0, -10), 1e-15);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), 1);
   // The same change the other way is an improvement, not a regression.
   const Comparison back = compare({slow}, {base});
-  EXPECT_EQ(back.verdict, Verdict::kImprovement) << back.configs[0].reason;
+  EXPECT_EQ(back.verdict(), Verdict::kImprovement) << gate_reason(back.configs[0], back.options);
   // A 10% slowdown is below the 30% minimum effect: not a regression, however significant.
   Config bit_slower = base;
   for (auto& s : bit_slower.seeds) s.lock_in_step = s.steps = s.lock_in_step * 11 / 10;
-  EXPECT_NE(compare({base}, {bit_slower}).verdict, Verdict::kRegression);
+  EXPECT_NE(compare({base}, {bit_slower}).verdict(), Verdict::kRegression);
 }
 
 // The model under a key changed (a narrower convolution: fewer numbers of state and parameters): the
@@ -376,26 +378,26 @@ TEST(Gate, ChangedModelUnderTheSameKeyIsItsOwnVerdict) {
   cur.architecture = "ba9876543210";
   const Config other = planted("b", "diag", 3, 6, 8, 0, 400, 7);
   const Comparison c = compare({base, other}, {cur, other});
-  EXPECT_EQ(c.verdict, Verdict::kModelChanged);
-  EXPECT_EQ(c.model_changed, 1);
+  EXPECT_EQ(c.verdict(), Verdict::kModelChanged);
+  EXPECT_EQ(GateCounts(c).model_changed, 1);
   EXPECT_EQ(c.tests, 1);  // only the unchanged config is tested (one primary test)
   ASSERT_FALSE(c.configs.empty());
   EXPECT_EQ(c.configs.front().verdict, Verdict::kModelChanged);
-  EXPECT_NE(c.configs.front().reason.find("state_size 1312 → 1120"), std::string::npos) << c.configs.front().reason;
-  EXPECT_NE(c.configs.front().reason.find("parameters 28288 → 27904"), std::string::npos);
-  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("state_size 1312 → 1120"), std::string::npos) << gate_reason(c.configs.front(), c.options);
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("parameters 28288 → 27904"), std::string::npos);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), kExitUsage);
   EXPECT_NE(comparison_text(c, "b.json").find("recallbench baseline update"), std::string::npos);
   GateOptions allow;
   allow.allow_model_change = true;
   const Comparison a = compare({base, other}, {cur, other}, allow);
-  EXPECT_EQ(a.verdict, Verdict::kNoChange);
-  EXPECT_NE(a.configs[0].reason.find("compared anyway"), std::string::npos) << a.configs[0].reason;
+  EXPECT_EQ(a.verdict(), Verdict::kNoChange);
+  EXPECT_NE(gate_reason(a.configs[0], a.options).find("compared anyway"), std::string::npos) << gate_reason(a.configs[0], a.options);
   // An older baseline without an architecture hash is judged on state size and parameters alone.
   Config old = base;
   old.architecture.clear();
   Config same = base;
   same.architecture = "ffffffffffff";
-  EXPECT_EQ(compare({old}, {same}).verdict, Verdict::kNoChange);
+  EXPECT_EQ(compare({old}, {same}).verdict(), Verdict::kNoChange);
 }
 
 // `c` with data fingerprints: one held-out set for the config, a distinct training stream per seed.
@@ -412,34 +414,34 @@ TEST(Gate, ChangedTaskOrDataStreamUnderTheSameKeyIsNotCompared) {
   Config task = base;
   task.eval_fingerprint = "cccccccccccc";
   Comparison c = compare({base, other}, {task, other});
-  EXPECT_EQ(c.verdict, Verdict::kTaskChanged);
-  EXPECT_EQ(c.data_changed, 1);
+  EXPECT_EQ(c.verdict(), Verdict::kTaskChanged);
+  EXPECT_EQ(GateCounts(c).data_changed, 1);
   EXPECT_EQ(c.tests, 1);  // only the unchanged config is tested
   EXPECT_EQ(c.configs.front().key, "a");
-  EXPECT_NE(c.configs.front().reason.find("held-out set aaaaaaaaaaaa → cccccccccccc"), std::string::npos)
-      << c.configs.front().reason;
-  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("held-out set aaaaaaaaaaaa → cccccccccccc"), std::string::npos)
+      << gate_reason(c.configs.front(), c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), kExitUsage);
   EXPECT_NE(comparison_text(c, "b.json").find("recallbench baseline update"), std::string::npos);
   GateOptions allow;
   allow.allow_data_change = true;
   c = compare({base, other}, {task, other}, allow);
-  EXPECT_EQ(c.verdict, Verdict::kNoChange);
-  EXPECT_NE(c.configs[0].reason.find("compared anyway (--allow-data-change)"), std::string::npos) << c.configs[0].reason;
+  EXPECT_EQ(c.verdict(), Verdict::kNoChange);
+  EXPECT_NE(gate_reason(c.configs[0], c.options).find("compared anyway (--allow-data-change)"), std::string::npos) << gate_reason(c.configs[0], c.options);
   // The training stream of some seeds changed (same seed numbers, other first batches).
   Config stream = base;
   stream.seeds[1].train_fingerprint = "dddddddddddd";
   stream.seeds[4].train_fingerprint = "eeeeeeeeeeee";
   c = compare({base, other}, {stream, other});
-  EXPECT_EQ(c.verdict, Verdict::kDataStreamChanged);
-  EXPECT_NE(c.configs.front().reason.find("seeds 1, 4 of 6"), std::string::npos) << c.configs.front().reason;
-  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
-  EXPECT_EQ(compare({base, other}, {stream, other}, allow).verdict, Verdict::kNoChange);
+  EXPECT_EQ(c.verdict(), Verdict::kDataStreamChanged);
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("seeds 1, 4 of 6"), std::string::npos) << gate_reason(c.configs.front(), c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), kExitUsage);
+  EXPECT_EQ(compare({base, other}, {stream, other}, allow).verdict(), Verdict::kNoChange);
   // A seed-shift replicate pairs no seed: only the held-out set is checked, and it is the same.
   Config shifted = base;
   for (auto& s : shifted.seeds) s.seed += 1000, s.train_fingerprint = fmt::format("{:012x}", 0x9000 + s.seed);
   c = compare({base}, {shifted});
-  EXPECT_EQ(c.verdict, Verdict::kNoChange);
-  EXPECT_EQ(c.data_unchecked, 0);
+  EXPECT_EQ(c.verdict(), Verdict::kNoChange);
+  EXPECT_EQ(c.data_unchecked(), 0);
 }
 
 TEST(Gate, SeedsThatShareATrainingStreamAreNeverCompared) {
@@ -447,21 +449,21 @@ TEST(Gate, SeedsThatShareATrainingStreamAreNeverCompared) {
   Config dependent = base;
   for (auto& s : dependent.seeds) s.train_fingerprint = "0123456789ab";  // every seed saw seed 0's batches
   Comparison c = compare({base}, {dependent});
-  EXPECT_EQ(c.verdict, Verdict::kSeedsNotIndependent);
-  EXPECT_NE(c.configs.front().reason.find("current: seeds 0, 1, 2, 3, 4, 5 saw the same training batches"),
-            std::string::npos) << c.configs.front().reason;
-  EXPECT_EQ(gate_exit_code(c, false), kExitUsage);
+  EXPECT_EQ(c.verdict(), Verdict::kSeedsNotIndependent);
+  EXPECT_NE(gate_reason(c.configs.front(), c.options).find("current: seeds 0, 1, 2, 3, 4, 5 saw the same training batches"),
+            std::string::npos) << gate_reason(c.configs.front(), c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), kExitUsage);
   GateOptions allow;
   allow.allow_data_change = true;
   allow.allow_model_change = true;
-  EXPECT_EQ(compare({base}, {dependent}, allow).verdict, Verdict::kSeedsNotIndependent);  // never accepted
+  EXPECT_EQ(compare({base}, {dependent}, allow).verdict(), Verdict::kSeedsNotIndependent);  // never accepted
   // Listed before a model change of another config: the most severe identity first.
   Config model = fingerprinted(planted("b", "diag", 3, 6, 8, 0, 400, 7));
   Config model_cur = model;
   model_cur.architecture = "ffffffffffff";
   model.architecture = "eeeeeeeeeeee";
   c = compare({base, model}, {dependent, model_cur});
-  EXPECT_EQ(c.verdict, Verdict::kSeedsNotIndependent);
+  EXPECT_EQ(c.verdict(), Verdict::kSeedsNotIndependent);
   EXPECT_EQ(c.configs.front().key, "a");
   EXPECT_EQ(c.configs[1].verdict, Verdict::kModelChanged);
 }
@@ -470,9 +472,9 @@ TEST(Gate, OlderBaselinesWithoutFingerprintsAreComparedAndSaySo) {
   const Config old = planted("a", "diag+conv", 6, 6);
   const Config cur = fingerprinted(old);
   const Comparison c = compare({old}, {cur});
-  EXPECT_EQ(c.verdict, Verdict::kNoChange);
-  EXPECT_EQ(c.data_unchecked, 1);
-  EXPECT_FALSE(c.configs.front().data_checked);
+  EXPECT_EQ(c.verdict(), Verdict::kNoChange);
+  EXPECT_EQ(c.data_unchecked(), 1);
+  EXPECT_FALSE(c.configs.front().data.checked);
   EXPECT_NE(comparison_text(c, "old.json").find("data identity not checked for 1 of 1 configs"), std::string::npos);
 }
 

@@ -86,7 +86,7 @@ TEST(Store, MissingValidCorrupt) {
       {"empty", "", "malformed JSON"},
       {"garbage", "\x01\x02 not json", "malformed JSON"},
       {"wrong key", wrong_key.dump(), "does not match"},
-      {"missing result field", no_result.dump(), "result.locked_in()"},
+      {"missing result field", no_result.dump(), "result.locked_in"},
       {"inconsistent", disagree.dump(), "disagree"},
       {"old schema", old_schema.dump(), "schema_version"},
   };

@@ -1,0 +1,633 @@
+// The recall gate (see recall_gate.h; the rule and its evidence: docs/gate-evidence.md).
+#include "judge/recall_gate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "judge/summary.h"
+
+namespace rb::judge {
+namespace {
+
+constexpr double kEps = 1e-9;  // rates like 4/5 − 1 are compared against 0.2 without rounding surprises
+// In the paired test on time to lock-in, a pair where only one run locks in counts this many times a pair where
+// both lock in at different steps (chosen by tests/reports/gate_power_test.cpp).
+constexpr int64_t kLockInWeight = 5;
+
+// What makes two configs "the same experiment up to recipe and budget": task with options, cell name,
+// model shape without the budget.
+std::string identity(const Config& c) {
+  json model = c.model;
+  model.erase("state_budget");
+  return json{{"task", c.task}, {"task_options", c.task_options}, {"cell", c.cell}, {"model", model}}.dump();
+}
+
+std::string differing_fields(const json& a, const json& b) {
+  std::string out;
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  for (const auto& k : keys) {
+    const json va = a.contains(k) ? a.at(k) : json(nullptr);
+    const json vb = b.contains(k) ? b.at(k) : json(nullptr);
+    if (va != vb) out += fmt::format("{}{}: baseline {}, current {}", out.empty() ? "" : "; ", k, va.dump(), vb.dump());
+  }
+  return out;
+}
+
+// Seeds per side for a one-sided Fisher test to detect rates hi vs lo with the target power at `level`.
+// Fisher power grows with n apart from small saw-teeth, so probe n = 2, 4, 8, ... up to max_n and then
+// bisect between the last two probes: about 2·log2(max_n) exact power evaluations instead of max_n. The
+// answer is the smallest n found to reach the target (an "about", given the saw-teeth). Cached: the same
+// question recurs across configs with equal counts.
+stats::SeedPlan plan_seeds(double hi, double lo, double target, double level, int64_t max_n) {
+  static std::mutex mutex;
+  static std::map<std::tuple<double, double, double, double, int64_t>, stats::SeedPlan> cache;
+  const auto key = std::make_tuple(hi, lo, target, level, max_n);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  const auto power = [&](int64_t n) { return stats::fisher_power(hi, lo, n, n, level, stats::Alternative::kGreater); };
+  stats::SeedPlan plan;
+  int64_t below = 0, above = 0;
+  double above_power = 0.0;
+  for (int64_t n = 2;; n *= 2) {
+    const int64_t probe = std::min(n, max_n);
+    const double p = power(probe);
+    if (p >= target) {
+      above = probe;
+      above_power = p;
+      break;
+    }
+    below = probe;
+    plan.power = p;
+    if (probe == max_n) break;
+  }
+  if (above > 0) {
+    while (above - below > 1) {
+      const int64_t mid = below + (above - below) / 2;
+      const double p = power(mid);
+      if (p >= target) {
+        above = mid;
+        above_power = p;
+      } else {
+        below = mid;
+      }
+    }
+    plan.n = above;
+    plan.power = above_power;
+    plan.reached = true;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(key, plan);
+  return plan;
+}
+
+}  // namespace
+
+void check_comparable(const std::vector<Config>& baseline, const std::vector<Config>& current) {
+  std::set<std::string> base_keys, cur_keys;
+  for (const auto& c : baseline) base_keys.insert(c.key);
+  for (const auto& c : current) cur_keys.insert(c.key);
+  std::multimap<std::string, const Config*> unmatched_base;
+  for (const auto& c : baseline)
+    if (!cur_keys.count(c.key)) unmatched_base.emplace(identity(c), &c);
+  for (const auto& cur : current) {
+    if (base_keys.count(cur.key)) continue;
+    const auto range = unmatched_base.equal_range(identity(cur));
+    for (auto it = range.first; it != range.second; ++it) {
+      const Config& base = *it->second;
+      const std::string what = fmt::format("{} on {}", cur.cell, cur.task_label());
+      if (base.train() != cur.train())
+        throw UsageError(
+            fmt::format("refusing to compare across different training recipes: {} was trained with another "
+                        "recipe in the baseline ({})", what, differing_fields(base.train(), cur.train())),
+            "compare results of the same recipe, or record a new baseline with `recallbench baseline update`");
+      if (base.state_budget != cur.state_budget || base.state_size != cur.state_size)
+        throw UsageError(
+            fmt::format("refusing to compare across different state budgets: {} has state budget {} (state {} "
+                        "numbers) in the baseline, got budget {} (state {} numbers) in the current results",
+                        what, base.state_budget, base.state_size, cur.state_budget, cur.state_size),
+            "recall is only comparable at a matched state budget; record a new baseline with `recallbench "
+            "baseline update` if the budget change is intended");
+    }
+  }
+}
+
+ModelDifference model_difference(const Config& b, const Config& c) {
+  ModelDifference d;
+  if (b.state_size != c.state_size) d.state_size = std::pair{b.state_size, c.state_size};
+  if (b.parameters > 0 && c.parameters > 0 && b.parameters != c.parameters) d.parameters = std::pair{b.parameters, c.parameters};
+  if (!b.architecture.empty() && !c.architecture.empty() && b.architecture != c.architecture)
+    d.architecture = std::pair{b.architecture, c.architecture};
+  if (b.cell_options != c.cell_options) d.cell_options = std::pair{b.cell_options, c.cell_options};
+  return d;
+}
+
+namespace {
+
+// Seeds of one side that share a training fingerprint with another seed of the same config, sorted.
+std::vector<int64_t> shared_fingerprints(const Config& c) {
+  std::map<std::string, std::vector<int64_t>> by_fingerprint;
+  for (const auto& s : c.seeds)
+    if (!s.train_fingerprint.empty()) by_fingerprint[s.train_fingerprint].push_back(s.seed);
+  std::vector<int64_t> shared;
+  for (const auto& [fp, seeds] : by_fingerprint)
+    if (seeds.size() > 1) shared.insert(shared.end(), seeds.begin(), seeds.end());
+  std::sort(shared.begin(), shared.end());
+  return shared;
+}
+
+}  // namespace
+
+DataDifference data_difference(const Config& b, const Config& c) {
+  DataDifference d;
+  if (auto cur = shared_fingerprints(c); !cur.empty()) {
+    d.dependent_side = DataDifference::Side::kCurrent;
+    d.dependent = std::move(cur);
+  } else if (auto base = shared_fingerprints(b); !base.empty()) {
+    d.dependent_side = DataDifference::Side::kBaseline;
+    d.dependent = std::move(base);
+  }
+  std::map<int64_t, std::string> base_stream;
+  for (const auto& s : b.seeds)
+    if (!s.train_fingerprint.empty()) base_stream[s.seed] = s.train_fingerprint;
+  for (const auto& s : c.seeds) {
+    const auto it = base_stream.find(s.seed);
+    if (it == base_stream.end() || s.train_fingerprint.empty()) continue;
+    ++d.stream_compared;
+    if (it->second != s.train_fingerprint) d.stream_changed.push_back(s.seed);
+  }
+  const bool eval_recorded = !b.eval_fingerprint.empty() && !c.eval_fingerprint.empty();
+  if (eval_recorded && b.eval_fingerprint != c.eval_fingerprint) d.held_out = std::pair{b.eval_fingerprint, c.eval_fingerprint};
+  // A seed-shift replicate pairs no seed with the baseline: the held-out set alone is then the check.
+  d.checked = eval_recorded;
+  return d;
+}
+
+const char* endpoint_name(Endpoint e) {
+  switch (e) {
+    case Endpoint::kNone: return "";
+    case Endpoint::kTimeToLockIn: return "time to lock-in";
+    case Endpoint::kRecall: return "recall";
+  }
+  return "";
+}
+
+double ConfigComparison::recall_baseline() const { return spread(recalls(compared_baseline())).median; }
+double ConfigComparison::recall_current() const { return spread(recalls(compared_current())).median; }
+double ConfigComparison::time_baseline() const {
+  return stats::restricted_mean(lock_in_times(compared_baseline(), budget), static_cast<double>(budget));
+}
+double ConfigComparison::time_current() const {
+  return stats::restricted_mean(lock_in_times(compared_current(), budget), static_cast<double>(budget));
+}
+double ConfigComparison::time_ratio() const {
+  const double base = time_baseline();
+  return base > 0.0 ? time_current() / base : 1.0;
+}
+double ConfigComparison::median_time_baseline() const {
+  return stats::kaplan_meier_median(lock_in_times(compared_baseline(), budget));
+}
+double ConfigComparison::median_time_current() const {
+  return stats::kaplan_meier_median(lock_in_times(compared_current(), budget));
+}
+
+Verdict Comparison::verdict() const { return counts().worst(Verdict::kNoChange); }
+VerdictCounts<Verdict> Comparison::counts() const { return count_verdicts<Verdict>(configs); }
+int64_t Comparison::data_unchecked() const {
+  int64_t n = 0;
+  for (const auto& cc : configs) n += cc.data.checked ? 0 : 1;
+  return n;
+}
+
+namespace {
+
+// The config restricted to `seeds` (sorted), as its own copy.
+std::shared_ptr<const Config> with_seeds(const Config& c, const std::set<int64_t>& seeds) {
+  auto out = std::make_shared<Config>(c);
+  out->seeds.clear();
+  for (const auto& s : c.seeds)
+    if (seeds.count(s.seed)) out->seeds.push_back(s);
+  return out;
+}
+
+// Paired rule: both sides restricted to the seeds they share (runs are deterministic per seed, so seed s on
+// both sides is one pair); no shared seed (a seed-shift replicate): unpaired.
+void pair_seeds(ConfigComparison& cc) {
+  std::set<int64_t> base, common;
+  for (const auto& s : cc.baseline->seeds) base.insert(s.seed);
+  for (const auto& s : cc.current->seeds)
+    if (base.count(s.seed)) common.insert(s.seed);
+  cc.pairs = static_cast<int64_t>(common.size());
+  cc.paired = !common.empty();
+  if (!cc.paired) return;
+  cc.unpaired_current = static_cast<int64_t>(cc.current->seeds.size()) - cc.pairs;
+  cc.paired_baseline = with_seeds(*cc.baseline, common);
+  cc.paired_current = with_seeds(*cc.current, common);
+}
+
+// Matches configs by key; configs on one side only are listed as missing or new. Each matched config gets
+// its identity (model, data) and, under the paired rule, its pairs.
+void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vector<Config>& current) {
+  std::map<std::string, const Config*> cur_by_key, base_by_key;
+  for (const auto& c : current) cur_by_key[c.key] = &c;
+  for (const auto& c : baseline) base_by_key[c.key] = &c;
+  for (const auto& b : baseline) {
+    auto it = cur_by_key.find(b.key);
+    if (it == cur_by_key.end()) {
+      cmp.missing_in_current.push_back(b.key);
+      continue;
+    }
+    ConfigComparison cc;
+    cc.key = b.key;
+    cc.baseline = &b;
+    cc.current = it->second;
+    cc.model = model_difference(b, *it->second);
+    cc.data = data_difference(b, *it->second);
+    if (cmp.options.rule == GateOptions::Rule::kPaired) pair_seeds(cc);
+    cmp.configs.push_back(std::move(cc));
+  }
+  for (const auto& c : current)
+    if (!base_by_key.count(c.key)) cmp.missing_in_baseline.push_back(c.key);
+  if (cmp.configs.empty()) {
+    throw UsageError(
+        fmt::format("no configuration in common: got {} baseline configs and {} current configs with no key in "
+                    "common, expected at least one shared config key (e.g. baseline {}, current {})",
+                    baseline.size(), current.size(), baseline.empty() ? "-" : baseline.front().key,
+                    current.empty() ? "-" : current.front().key),
+        "compare the battery the baseline was recorded from, or update it with `recallbench baseline update`");
+  }
+}
+
+// The unpaired one-sided tests of one config: lock-in counts, recall, time to lock-in.
+void measure(ConfigComparison& cc) {
+  const Config& b = cc.compared_baseline();
+  const Config& c = cc.compared_current();
+  const Tally tb_ = tally(b), tc_ = tally(c);
+  const stats::Table2x2 t{tb_.k, tb_.n - tb_.k, tc_.k, tc_.n - tc_.k};
+  cc.lock_in_drop.p = stats::fisher_p_value(t, stats::Alternative::kGreater);
+  cc.lock_in_rise.p = stats::fisher_p_value(t, stats::Alternative::kLess);
+  const auto xb = recalls(b), xc = recalls(c);
+  cc.recall_drop.p = stats::mann_whitney_u(xb, xc, stats::Alternative::kGreater).p_value;
+  cc.recall_rise.p = stats::mann_whitney_u(xb, xc, stats::Alternative::kLess).p_value;
+  cc.min_attainable_p = stats::min_attainable_p(tb_.n, tc_.n, stats::Alternative::kGreater);
+  // Both sides share a recipe (same key), so one budget; a baseline without it (0) is censored at the last
+  // step any seed reached.
+  cc.budget = std::max(censoring_budget(b), censoring_budget(c));
+  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  // kGreater: the baseline's lock-ins come sooner, i.e. the current side is slower.
+  cc.slower.p = stats::log_rank(tb, tc, stats::Alternative::kGreater).p_value;
+  cc.faster.p = stats::log_rank(tb, tc, stats::Alternative::kLess).p_value;
+}
+
+// Whether the changes reach the minimum effects, each way.
+struct Effects {
+  bool slow_enough, fast_enough, lock_drop, lock_rise, recall_drop, recall_rise;
+  bool worse() const { return slow_enough || lock_drop || recall_drop; }
+  bool better() const { return fast_enough || lock_rise || recall_rise; }
+};
+Effects effects(const ConfigComparison& cc, const GateOptions& o) {
+  const double ratio = cc.time_ratio(), rate = cc.rate_change(), recall = cc.recall_change();
+  return {ratio >= 1.0 + o.min_slowdown - kEps,
+          ratio > 0.0 && 1.0 / ratio >= 1.0 + o.min_slowdown - kEps,
+          -rate >= o.min_lockin_drop - kEps,
+          rate >= o.min_lockin_drop - kEps,
+          -recall >= o.min_recall_drop - kEps,
+          recall >= o.min_recall_drop - kEps};
+}
+
+void decide(ConfigComparison& cc, Verdict verdict, Reason reason) {
+  cc.verdict = verdict;
+  cc.reason = reason;
+}
+
+// Rule::kUnpaired: the verdict from the three adjusted tests each way.
+void judge_unpaired(ConfigComparison& cc, const GateOptions& o, int64_t tests) {
+  cc.level_needed = o.alpha / static_cast<double>(tests);
+  cc.family_tests = tests;
+  const Effects e = effects(cc, o);
+  const double a = o.alpha;
+  if ((cc.lock_in_drop.rejects(a) && e.lock_drop) || (cc.recall_drop.rejects(a) && e.recall_drop) ||
+      (cc.slower.rejects(a) && e.slow_enough))
+    decide(cc, Verdict::kRegression, Reason::kUnpairedRegression);
+  else if ((cc.lock_in_rise.rejects(a) && e.lock_rise) || (cc.recall_rise.rejects(a) && e.recall_rise) ||
+           (cc.faster.rejects(a) && e.fast_enough))
+    decide(cc, Verdict::kImprovement, Reason::kUnpairedImprovement);
+  else if (!stats::significant(cc.min_attainable_p, cc.level_needed))
+    decide(cc, Verdict::kInconclusive, Reason::kUnpairedCannotReach);
+  else if (e.worse() || e.better())
+    decide(cc, Verdict::kInconclusive, Reason::kUnpairedBelowSignificance);
+  else
+    decide(cc, Verdict::kNoChange, Reason::kUnpairedNoChange);
+}
+
+// Identity before statistics, the most severe first: returns true (with the verdict) when the config is
+// not to be compared.
+bool identity_verdict(ConfigComparison& cc, const GateOptions& o) {
+  const struct {
+    bool changed;
+    Verdict verdict;
+    Reason reason;
+  } checks[] = {
+      {!cc.data.dependent.empty(), Verdict::kSeedsNotIndependent, Reason::kSeedsNotIndependent},
+      {!cc.model.empty() && !o.allow_model_change, Verdict::kModelChanged, Reason::kModelChanged},
+      {cc.data.held_out.has_value() && !o.allow_data_change, Verdict::kTaskChanged, Reason::kTaskChanged},
+      {!cc.data.stream_changed.empty() && !o.allow_data_change, Verdict::kDataStreamChanged,
+       Reason::kDataStreamChanged},
+  };
+  for (const auto& c : checks) {
+    if (!c.changed) continue;
+    decide(cc, c.verdict, c.reason);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& o) {
+  DetectableEffect d;
+  const Tally base_tally = tally(baseline);
+  const int64_t n_base = base_tally.n;
+  if (n_base == 0 || n_current <= 0) return d;
+  d.lock_in_from = base_tally.rate();
+  // Lock-in: lower the current rate in steps of 0.01 until the exact power reaches the target.
+  for (double to = d.lock_in_from - o.min_lockin_drop; to >= -kEps; to -= 0.01) {
+    const double power = stats::fisher_power(d.lock_in_from, std::max(to, 0.0), n_base, n_current, level,
+                                             stats::Alternative::kGreater);
+    if (power >= o.target_power) {
+      d.lock_in_to = std::max(to, 0.0);
+      break;
+    }
+  }
+  // Time to lock-in: draw current sides from the baseline's own seeds (with replacement), every lock-in
+  // step multiplied by the factor and censored at the budget, and count how often the gate would flag
+  // them (exact log-rank p ≤ level and the minimum slowdown). Fixed seed: the same answer every time.
+  const int64_t budget = censoring_budget(baseline);
+  const auto base = lock_in_times(baseline, budget);
+  if (base_tally.k == 0 || budget <= 0) return d;
+  const double tau = static_cast<double>(budget);
+  const double base_mean = stats::restricted_mean(base, tau);
+  // The same draws for every factor (common random numbers), so power grows with the factor and a
+  // bisection over the grid 1.1, 1.2, ..., 4.0 finds the smallest factor that reaches the target.
+  constexpr int64_t kDraws = 100;
+  d.draws = kDraws;
+  std::mt19937_64 rng(0x5eed5105u);
+  std::uniform_int_distribution<size_t> pick(0, base.size() - 1);
+  std::vector<std::vector<size_t>> draws(kDraws, std::vector<size_t>(static_cast<size_t>(n_current)));
+  for (auto& draw : draws)
+    for (auto& i : draw) i = pick(rng);
+  // Lock-in is only seen at an evaluation: a slowed seed locks in at the next one.
+  const double grid = std::max(1.0, baseline.eval_every());
+  const auto reaches = [&](double factor) {
+    int64_t flagged = 0;
+    for (const auto& draw : draws) {
+      std::vector<stats::SurvivalObservation> cur;
+      for (size_t i : draw) {
+        auto obs = base[i];
+        if (obs.event) obs.time = std::ceil(obs.time * factor / grid - 1e-9) * grid;  // next evaluation
+        if (obs.time > tau) obs = {tau, false};
+        cur.push_back(obs);
+      }
+      const bool big = stats::restricted_mean(cur, tau) >= (1.0 + o.min_slowdown - kEps) * base_mean;
+      if (big && stats::log_rank(base, cur, stats::Alternative::kGreater).p_value <= level) ++flagged;
+    }
+    return static_cast<double>(flagged) >= o.target_power * static_cast<double>(kDraws);
+  };
+  const auto factor_at = [](int i) { return 1.1 + 0.1 * i; };
+  int lo = -1, hi = 29;  // factor_at(hi) reaches the target; factor_at(lo) does not (lo = -1: none tried)
+  if (!reaches(factor_at(hi))) return d;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (reaches(factor_at(mid)) ? hi : lo) = mid;
+  }
+  d.slowdown = factor_at(hi);
+  return d;
+}
+
+namespace {
+
+// One sequential sign test over the pairs in seed order: sign_of[i] is +1 when pair i's current run is worse,
+// −1 better, 0 tied; a pair with heavy[i] counts `weight` (sequential_weighted_sign_test). Looks of
+// `per_look` pairs up to `stages`, the last taking every pair there is.
+struct PairedLooks {
+  stats::SequentialResult sequential;
+  stats::SignTestResult sign;  // over the pairs the stopping look used
+};
+PairedLooks sequential_over_pairs(const std::vector<int>& sign_of, const std::vector<bool>& heavy, int64_t weight,
+                                  int64_t per_look, int64_t stages, double level, const GateOptions& o) {
+  const auto pairs = static_cast<int64_t>(sign_of.size());
+  const double cap = static_cast<double>(per_look * stages);
+  std::vector<stats::WeightedLookCounts> looks;
+  std::vector<double> information;
+  std::vector<int64_t> used;  // pairs each look uses
+  for (int64_t k = 1; k <= stages; ++k) {
+    const int64_t upto = k == stages ? pairs : std::min(pairs, k * per_look);  // the last look takes every pair
+    stats::WeightedLookCounts c;
+    for (int64_t i = 0; i < upto; ++i) {
+      const int s = sign_of[static_cast<size_t>(i)];
+      if (s == 0) continue;
+      const bool h = heavy[static_cast<size_t>(i)];
+      (h ? c.heavy_pairs : c.light_pairs) += 1;
+      (h ? c.heavy_later : c.light_later) += s > 0 ? 1 : 0;
+    }
+    looks.push_back(c);
+    used.push_back(upto);
+    information.push_back(std::min(1.0, static_cast<double>(upto) / cap));
+    if (upto == pairs) break;  // no more pairs than these yet
+  }
+  PairedLooks out;
+  out.sequential = stats::sequential_weighted_sign_test(looks, weight, information, level, o.spending, o.futility_p);
+  const auto& last = out.sequential.looks.back();
+  out.sign = stats::sign_test(last.later, last.pairs - last.later, used[out.sequential.looks.size() - 1] - last.pairs);
+  return out;
+}
+
+// The primary test of one config (Rule::kPaired), at `level` (alpha / tested configs): time to lock-in
+// (censored at the budget) when any baseline seed locked in, else the final recall. Paired on time, a pair
+// where exactly one run locks in counts kLockInWeight times (McNemar's discordant pairs, asked of the same
+// pairs without splitting alpha).
+void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
+  const Config& b = cc.compared_baseline();
+  const Config& c = cc.compared_current();
+  const bool by_time = tally(b).k > 0;
+  cc.endpoint = by_time ? Endpoint::kTimeToLockIn : Endpoint::kRecall;
+  cc.primary_level = level;
+  cc.co_primary = false;
+  if (!cc.paired) {  // seeds that do not pair: the unpaired test of the endpoint, one look
+    cc.primary = by_time ? cc.slower : cc.recall_drop;
+    cc.primary_better = by_time ? cc.faster : cc.recall_rise;
+    return;
+  }
+  // Pairs in seed order (both sides hold exactly the shared seeds, sorted): +1 current later (or lower).
+  std::vector<int> sign_of;
+  std::vector<bool> heavy;
+  const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
+  const auto xb = recalls(b), xc = recalls(c);
+  for (size_t i = 0; i < b.seeds.size(); ++i) {
+    if (by_time) {
+      const int s = stats::later_of_pair(tb[i], tc[i]);
+      const bool base_locked = b.seeds[i].locked_in();
+      const bool discordant = base_locked != c.seeds[i].locked_in();
+      const int lock_sign = base_locked ? 1 : -1;
+      sign_of.push_back(s);
+      heavy.push_back(discordant && s == lock_sign);
+      if (discordant) (lock_sign > 0 ? cc.lost : cc.gained) += 1;
+    } else {
+      const double x = xb[i], y = xc[i];
+      sign_of.push_back(y < x ? 1 : y > x ? -1 : 0);
+      heavy.push_back(false);
+    }
+  }
+  const auto pairs = static_cast<int64_t>(sign_of.size());
+  const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : pairs;
+  cc.stages_cap = o.stage_seeds > 0 ? std::max<int64_t>(1, o.max_stages) : 1;
+  cc.co_primary = by_time;
+  cc.lock_in_weight = by_time ? kLockInWeight : 1;
+  auto test = sequential_over_pairs(sign_of, heavy, cc.lock_in_weight, per_look, cc.stages_cap, level, o);
+  cc.sequential = std::move(test.sequential);
+  cc.sign = test.sign;
+  cc.primary = {Test::kSequentialSignTest, stats::Alternative::kGreater,
+                cc.sequential.open ? 1.0 : cc.sequential.p_value};  // an open look is not a final answer
+  cc.primary_better = {Test::kSignTest, stats::Alternative::kLess, cc.sign.p_sooner};
+  if (by_time) {  // the same weighted statistic the other way
+    std::vector<int> flipped;
+    for (int s : sign_of) flipped.push_back(-s);
+    const auto rise = sequential_over_pairs(flipped, heavy, cc.lock_in_weight, pairs, 1, level, o);
+    cc.primary_better = {Test::kSequentialSignTest, stats::Alternative::kLess, rise.sequential.looks.back().p_nominal};
+  }
+}
+
+// The verdict from the primary test (adjusted over the tested configs) and the minimum effects; the
+// unpaired tests are secondary: shown, not gated.
+void judge_primary(ConfigComparison& cc, const GateOptions& o) {
+  const Effects e = effects(cc, o);
+  const bool all_tied = cc.paired && cc.sign.later + cc.sign.sooner == 0;
+  const double best_paired_p = std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(cc.pairs, 60)));
+  if (cc.primary.rejects(o.alpha) && e.worse())
+    decide(cc, Verdict::kRegression, Reason::kPrimaryRegression);
+  else if (cc.primary_open())
+    decide(cc, Verdict::kInconclusive, Reason::kPrimaryOpen);
+  else if (cc.primary_better.rejects(o.alpha) && e.better())
+    decide(cc, Verdict::kImprovement, Reason::kPrimaryImprovement);
+  else if (!all_tied && cc.paired && !stats::significant(best_paired_p, cc.primary_level))
+    decide(cc, Verdict::kInconclusive, Reason::kPairsCannotReach);
+  else if (e.worse() && !all_tied)
+    decide(cc, Verdict::kInconclusive, Reason::kPrimaryBelowSignificance);
+  else
+    decide(cc, Verdict::kNoChange, all_tied ? Reason::kAllPairsTied : Reason::kPrimaryNoChange);
+}
+
+// For an inconclusive config: about how many seeds per side would decide, planned for the larger of the
+// observed change and the minimum effect, in the observed direction (a drop when there was none), from
+// the baseline rate.
+void plan_more_seeds(ConfigComparison& cc, const GateOptions& o) {
+  const double from = cc.baseline_tally().rate();
+  const double rate_change = cc.rate_change();
+  const double effect = std::max(o.min_lockin_drop, std::fabs(rate_change));
+  bool drop = rate_change <= 0.0;
+  if (drop && from - o.min_lockin_drop < -kEps) drop = false;  // cannot drop that far: plan a rise
+  if (!drop && from + o.min_lockin_drop > 1.0 + kEps) drop = true;
+  const double to = std::clamp(drop ? from - effect : from + effect, 0.0, 1.0);
+  cc.planning.planned = true;
+  cc.planning.from = from;
+  cc.planning.to = to;
+  if (std::fabs(to - from) > kEps) {
+    const auto plan = plan_seeds(std::max(from, to), std::min(from, to), o.target_power, cc.level_needed, o.max_seeds);
+    cc.planning.seeds = plan.reached ? plan.n : 0;
+    cc.planning.power = plan.power;
+  }
+}
+
+void check_gate_options(const GateOptions& o) {
+  RB_CHECK_INPUT(o.alpha > 0.0 && o.alpha < 1.0, fmt::format("alpha got {}, expected a value in (0, 1)", o.alpha));
+  RB_CHECK_INPUT(o.min_lockin_drop >= 0.0 && o.min_lockin_drop <= 1.0,
+                 fmt::format("minimum lock-in effect got {}, expected a fraction in [0, 1]", o.min_lockin_drop));
+  RB_CHECK_INPUT(o.min_recall_drop >= 0.0 && o.min_recall_drop <= 1.0,
+                 fmt::format("minimum recall effect got {}, expected a value in [0, 1]", o.min_recall_drop));
+  RB_CHECK_INPUT(o.min_slowdown >= 0.0 && o.min_slowdown <= 100.0,
+                 fmt::format("minimum slowdown got {}, expected a fraction in [0, 100]", o.min_slowdown));
+  RB_CHECK_INPUT(o.stage_seeds >= 0 && o.max_stages >= 1 && o.max_stages <= 100,
+                 fmt::format("sequential rule: got {} seeds per look and {} looks, expected seeds >= 0 and 1..100 looks",
+                             o.stage_seeds, o.max_stages));
+  RB_CHECK_INPUT(o.futility_p > 0.0 && o.futility_p <= 1.0,
+                 fmt::format("futility p got {}, expected a value in (0, 1]", o.futility_p));
+}
+
+// The three unpaired tests per config: the gate's family under the unpaired rule, the secondary family
+// (shown, not gated) under the paired rule. Drops and rises are separate families, each adjusted over
+// every test in it. Returns the tests in the drop family.
+int64_t adjust_unpaired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
+  std::vector<TestResult*> drops, rises;
+  for (auto* cc : tested) {
+    drops.insert(drops.end(), {&cc->lock_in_drop, &cc->recall_drop, &cc->slower});
+    rises.insert(rises.end(), {&cc->lock_in_rise, &cc->recall_rise, &cc->faster});
+  }
+  adjust_family(drops, o.adjust);
+  adjust_family(rises, o.adjust);
+  return static_cast<int64_t>(drops.size());
+}
+
+// The paired rule: one primary test per config, alone in its family; each sequential test stops at
+// alpha / configs. Judges every tested config.
+void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
+  const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
+  std::vector<TestResult*> primary, better;
+  for (auto* cc : tested) {
+    primary_test(*cc, o, level);
+    primary.push_back(&cc->primary);
+    better.push_back(&cc->primary_better);
+  }
+  adjust_family(primary, o.adjust);
+  adjust_family(better, o.adjust);
+  for (auto* cc : tested) {
+    cc->level_needed = level;
+    judge_primary(*cc, o);
+  }
+}
+
+}  // namespace
+
+Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
+  check_gate_options(o);
+  check_comparable(baseline, current);
+  Comparison cmp;
+  cmp.options = o;
+  match(cmp, baseline, current);
+
+  // A config whose identity changed is not tested (unless allowed): its numbers belong to another model.
+  std::vector<ConfigComparison*> tested;
+  for (auto& cc : cmp.configs) {
+    measure(cc);
+    if (!identity_verdict(cc, o)) tested.push_back(&cc);
+  }
+  const int64_t unpaired_tests = adjust_unpaired(tested, o);
+  if (o.rule == GateOptions::Rule::kUnpaired) {
+    cmp.tests = unpaired_tests;
+    for (auto* cc : tested) judge_unpaired(*cc, o, cmp.tests);
+  } else {
+    cmp.tests = static_cast<int64_t>(tested.size());
+    decide_paired(tested, o);
+  }
+  for (auto* cc : tested) {
+    if (cc->verdict == Verdict::kInconclusive && !cc->primary_open()) plan_more_seeds(*cc, o);
+    if (o.power_analysis)
+      cc->detectable = detectable_effect(cc->compared_baseline(), cc->current_tally().n, cc->level_needed, o);
+  }
+  std::stable_sort(cmp.configs.begin(), cmp.configs.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
+    return a.verdict > b.verdict;
+  });
+  return cmp;
+}
+
+}  // namespace rb::judge

@@ -1,0 +1,179 @@
+// The recall gate: the configs of a current result set against a stored baseline, matched by config key,
+// each judged by identity first (model, task, data stream, independent seeds), then by one primary test
+// per config (paired by seed when the sides share seeds). Typed results only: the sentences are written
+// by reports/gate_text.h. The decision rule, its tests and its constants: docs/gate-evidence.md and
+// ../shared/reference/regression_gating.md §4.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/results.h"
+#include "judge/test_result.h"
+#include "judge/verdict.h"
+#include "stats/stats.h"
+
+namespace rb::judge {
+
+// How the gate decides.
+struct GateOptions {
+  double alpha = 0.05;            // family-wise error rate of the regression tests (after adjustment)
+  double min_lockin_drop = 0.2;   // smallest change in lock-in rate that counts, as a fraction (20 points)
+  double min_recall_drop = 0.05;  // smallest change in median per-seed recall that counts
+  double target_power = 0.8;      // power the "seeds needed" calculation aims for
+  stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;  // multiple-comparison adjustment
+  int64_t max_seeds = 200;        // the seed calculation gives up above this
+  double min_slowdown = 0.2;      // smallest change in restricted mean time to lock-in that counts (+20%)
+  bool allow_model_change = false;  // compare configs whose model changed anyway (flagged)
+  bool allow_data_change = false;   // compare configs whose task or data stream changed anyway (flagged);
+                                    // seeds that are not independent are never compared
+  bool power_analysis = false;    // also compute each config's detectable effects (DetectableEffect)
+  // kPaired: one primary test per config; kUnpaired: the three unpaired tests per config in one family.
+  enum class Rule { kPaired, kUnpaired } rule = Rule::kPaired;
+  int64_t stage_seeds = 0;        // paired seeds per look of the sequential rule (0: one look of every pair)
+  int64_t max_stages = 1;         // looks up to the cap (stage_seeds × max_stages pairs)
+  stats::Spending spending = stats::Spending::kPocock;  // how the primary family's alpha is spent over looks
+  double futility_p = 0.5;        // stop at a look, "no regression", when the sign test's p there exceeds this
+};
+
+// The smallest changes the gate detects with the target power for one baseline config (power_analysis).
+struct DetectableEffect {
+  double lock_in_from = 0.0;     // the baseline's lock-in rate
+  double lock_in_to = NAN;       // the highest lower rate detected (exact Fisher power); NaN when none is
+  double slowdown = NAN;         // the smallest factor on every seed's steps detected (resampled log-rank); NaN
+  int64_t draws = 0;             // simulated current sides per factor
+};
+DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, double level, const GateOptions& options);
+
+// What differs between the models of two configs with one key; empty() when nothing.
+struct ModelDifference {
+  std::optional<std::pair<int64_t, int64_t>> state_size, parameters;  // baseline → current
+  std::optional<std::pair<std::string, std::string>> architecture;    // when both record one
+  std::optional<std::pair<json, json>> cell_options;
+  bool empty() const { return !state_size && !parameters && !architecture && !cell_options; }
+};
+ModelDifference model_difference(const Config& baseline, const Config& current);
+
+// What differs in the data under one key (tasks/task.h DataFingerprint).
+struct DataDifference {
+  std::optional<std::pair<std::string, std::string>> held_out;  // the held-out set's fingerprint, base → current
+  std::vector<int64_t> stream_changed;   // seeds whose first training batches differ from the baseline's
+  int64_t stream_compared = 0;           // seeds whose training fingerprints were compared
+  enum class Side { kCurrent, kBaseline } dependent_side = Side::kCurrent;
+  std::vector<int64_t> dependent;        // seeds of one side sharing a training fingerprint (current first)
+  bool checked = false;                  // both sides record held-out fingerprints (older files do not)
+};
+DataDifference data_difference(const Config& baseline, const Config& current);
+
+// The primary test's endpoint, chosen from the baseline alone.
+enum class Endpoint { kNone, kTimeToLockIn, kRecall };
+const char* endpoint_name(Endpoint e);  // "", "time to lock-in", "recall"
+
+// Why a config got its verdict; the numbers are the comparison's fields.
+enum class Reason {
+  kSeedsNotIndependent, kModelChanged, kTaskChanged, kDataStreamChanged,   // identity: not compared
+  kUnpairedRegression, kUnpairedImprovement, kUnpairedCannotReach, kUnpairedBelowSignificance,
+  kUnpairedNoChange,                                                         // Rule::kUnpaired
+  kPrimaryRegression, kPrimaryOpen, kPrimaryImprovement, kPairsCannotReach, kPrimaryBelowSignificance,
+  kAllPairsTied, kPrimaryNoChange,                                          // Rule::kPaired
+};
+
+// The seeds an inconclusive config would need (for the larger of the observed change and the minimum
+// effect, from the baseline rate).
+struct SeedPlanning {
+  bool planned = false;     // the verdict is inconclusive and the test is not an open sequential one
+  int64_t seeds = 0;        // about this many per side reach the target power (0: none up to max_seeds)
+  double from = 0.0, to = 0.0, power = 0.0;
+};
+
+// One matched configuration. `baseline`/`current` are the configs as read; `compared_*` the seeds the
+// tests used (the shared seeds when paired, else the same configs).
+struct ConfigComparison {
+  std::string key;
+  const Config* baseline = nullptr;
+  const Config* current = nullptr;
+  std::shared_ptr<const Config> paired_baseline, paired_current;  // the shared-seed subsets (paired)
+  ModelDifference model;
+  DataDifference data;
+
+  // The unpaired one-sided tests (the gate's family under Rule::kUnpaired, shown as secondary otherwise).
+  TestResult lock_in_drop{Test::kFisher, stats::Alternative::kGreater};
+  TestResult lock_in_rise{Test::kFisher, stats::Alternative::kLess};
+  TestResult recall_drop{Test::kMannWhitney, stats::Alternative::kGreater};
+  TestResult recall_rise{Test::kMannWhitney, stats::Alternative::kLess};
+  TestResult slower{Test::kLogRank, stats::Alternative::kGreater};
+  TestResult faster{Test::kLogRank, stats::Alternative::kLess};
+  int64_t budget = 0;                 // step budget: where seeds that never locked in are censored
+  double min_attainable_p = 1.0;      // smallest one-sided p these seed counts can give (Fisher)
+  double level_needed = 0.0;          // alpha / tests: what a lone change must reach after adjustment
+  int64_t family_tests = 0;           // the tests in its family (Rule::kUnpaired)
+
+  // The primary test (Rule::kPaired), chosen from the baseline alone.
+  Endpoint endpoint = Endpoint::kNone;
+  bool paired = false;                // compared seed with seed
+  int64_t pairs = 0;                  // shared seeds
+  int64_t unpaired_current = 0;       // current seeds without a baseline partner (left out when paired)
+  stats::SignTestResult sign;         // over the pairs the sequential test used (paired)
+  stats::SequentialResult sequential; // the looks (paired)
+  bool co_primary = false;            // paired on time: discordant pairs weighted lock_in_weight
+  int64_t lock_in_weight = 1;
+  int64_t lost = 0, gained = 0;       // pairs whose baseline run locked in and current not, and the reverse
+  int64_t stages_cap = 1;             // looks the rule allows
+  TestResult primary{Test::kSequentialSignTest, stats::Alternative::kGreater};       // H1: current worse
+  TestResult primary_better{Test::kSequentialSignTest, stats::Alternative::kLess};   // H1: current better
+  double primary_level = 0.0;         // alpha / tested configs: the level each sequential test stops at
+
+  Verdict verdict = Verdict::kNoChange;
+  Reason reason = Reason::kPrimaryNoChange;
+  SeedPlanning planning;
+  DetectableEffect detectable;        // with GateOptions::power_analysis
+
+  const Config& compared_baseline() const { return paired_baseline ? *paired_baseline : *baseline; }
+  const Config& compared_current() const { return paired_current ? *paired_current : *current; }
+  // Derived from the compared seeds.
+  Tally baseline_tally() const { return tally(compared_baseline()); }
+  Tally current_tally() const { return tally(compared_current()); }
+  double rate_change() const { return current_tally().rate() - baseline_tally().rate(); }
+  double recall_baseline() const;     // median per-seed recall
+  double recall_current() const;
+  double recall_change() const { return recall_current() - recall_baseline(); }
+  double time_baseline() const;       // restricted mean steps to lock-in, up to the budget
+  double time_current() const;
+  double time_ratio() const;          // time_current / time_baseline (> 1: slower; 1 when undefined)
+  double median_time_baseline() const;  // Kaplan–Meier median (NaN: fewer than half locked in)
+  double median_time_current() const;
+  bool primary_open() const { return paired && sequential.open; }
+  int64_t primary_looks() const { return static_cast<int64_t>(sequential.looks.size()); }
+};
+
+// The whole comparison.
+struct Comparison {
+  GateOptions options;
+  std::vector<ConfigComparison> configs;        // matched, sorted by verdict severity then key
+  std::vector<std::string> missing_in_current;  // baseline configs the current results lack
+  std::vector<std::string> missing_in_baseline; // current configs the baseline lacks (new)
+  int64_t tests = 0;                            // tests in the drop family
+  json baseline_context = json::object();
+  json current_context = json::object();
+
+  Verdict verdict() const;                      // the worst of the configs (kNoChange when none)
+  GateEffect effect() const { return gate_effect(verdict()); }  // for gate_exit_code
+  VerdictCounts<Verdict> counts() const;        // configs per verdict
+  int64_t data_unchecked() const;               // matched configs without fingerprints on a side
+};
+
+// Refuses (UsageError naming the field) to compare a baseline config and a current config that are the same
+// cell on the same task but differ in recipe or state budget, when neither has a same-key partner.
+void check_comparable(const std::vector<Config>& baseline, const std::vector<Config>& current);
+
+// Compares `current` against `baseline`. UsageError when nothing matches or the two are not comparable.
+Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current,
+                   const GateOptions& options = {});
+
+}  // namespace rb::judge

@@ -1,0 +1,328 @@
+// The recall gate in words (see gate_text.h).
+#include "reports/gate_text.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "reports/results.h"
+
+namespace rb::reports {
+namespace {
+
+using judge::ConfigComparison;
+using judge::Endpoint;
+using judge::GateOptions;
+using judge::Reason;
+using judge::Verdict;
+using judge::verdict_name;
+
+std::string points(double x) { return fmt::format("{:+.0f} points", 100.0 * x); }
+
+std::string seed_list(const std::vector<int64_t>& seeds) { return fmt::format("{}", fmt::join(seeds, ", ")); }
+
+std::string steps_text(double median) { return std::isfinite(median) ? fmt::format("{:.0f}", median) : "never"; }
+
+// "lock-in 10/10 → 5/10 (-50 points), median recall ..., steps to lock in (median) 300 → 650 (...)".
+std::string counts_text(const ConfigComparison& cc) {
+  const Tally b = cc.baseline_tally(), c = cc.current_tally();
+  return fmt::format(
+      "lock-in {}/{} → {}/{} ({}), median recall {:.3f} → {:.3f}, steps to lock in (median) {} → {} (restricted "
+      "mean {:.0f} → {:.0f}, {:+.0f}%)",
+      b.k, b.n, c.k, c.n, points(cc.rate_change()), cc.recall_baseline(), cc.recall_current(),
+      steps_text(cc.median_time_baseline()), steps_text(cc.median_time_current()), cc.time_baseline(),
+      cc.time_current(), 100.0 * (cc.time_ratio() - 1.0));
+}
+
+std::string min_effects(const GateOptions& o) {
+  return fmt::format("{:.0f} points lock-in, {:.2f} recall or {:.0f}% time to lock in", 100.0 * o.min_lockin_drop,
+                     o.min_recall_drop, 100.0 * o.min_slowdown);
+}
+
+std::string identity_reason(const ConfigComparison& cc) {
+  constexpr const char* kAccept = "; not compared (review the change, then re-record the baseline, or pass ";
+  switch (cc.reason) {
+    case Reason::kSeedsNotIndependent:
+      return "seeds not independent: " + dependent_seeds_text(cc.data) +
+             "; every count, interval and p-value assumes independent draws of the data, so nothing is compared (the "
+             "seed no longer reaches the training stream: a bug to fix, not to accept)";
+    case Reason::kModelChanged:
+      return "the model under this key changed: " + model_change_text(cc.model) + kAccept + "--allow-model-change)";
+    case Reason::kTaskChanged:
+      return "the task under this key changed: " + task_change_text(cc.data) +
+             " (its generator no longer makes the baseline's examples)" + kAccept + "--allow-data-change)";
+    default:
+      return "the training data stream changed: " + stream_change_text(cc.data) +
+             " saw other first training batches than in the baseline" + kAccept + "--allow-data-change)";
+  }
+}
+
+std::string unpaired_reason(const ConfigComparison& cc, const GateOptions& o) {
+  const std::string counts = counts_text(cc);
+  const char* adj = stats::adjust_method_name(o.adjust);
+  switch (cc.reason) {
+    case Reason::kUnpairedRegression:
+      return fmt::format("{}; lock-in drop: one-sided Fisher p = {:.3g} ({}-adjusted {:.3g}), recall drop: "
+                         "one-sided Mann–Whitney p = {:.3g} (adjusted {:.3g}), slower: exact log-rank p = {:.3g} "
+                         "(adjusted {:.3g}); alpha {}",
+                         counts, cc.lock_in_drop.p, adj, cc.lock_in_drop.p_adjusted, cc.recall_drop.p,
+                         cc.recall_drop.p_adjusted, cc.slower.p, cc.slower.p_adjusted, o.alpha);
+    case Reason::kUnpairedImprovement:
+      return fmt::format("{}; lock-in rise: one-sided Fisher p = {:.3g} (adjusted {:.3g}), recall rise: "
+                         "Mann–Whitney p = {:.3g} (adjusted {:.3g}), faster: log-rank p = {:.3g} (adjusted {:.3g})",
+                         counts, cc.lock_in_rise.p, cc.lock_in_rise.p_adjusted, cc.recall_rise.p,
+                         cc.recall_rise.p_adjusted, cc.faster.p, cc.faster.p_adjusted);
+    case Reason::kUnpairedCannotReach: {
+      const Tally b = cc.baseline_tally(), c = cc.current_tally();
+      return fmt::format("{}; {} vs {} seeds cannot reach significance: the smallest attainable one-sided p is "
+                         "{:.3g}, a lone change must reach {:.3g} ({} tests, alpha {}, {})",
+                         counts, b.n, c.n, cc.min_attainable_p, cc.level_needed, cc.family_tests, o.alpha, adj);
+    }
+    case Reason::kUnpairedBelowSignificance:
+      return fmt::format("{}; a change of at least the minimum effect ({}) that is not significant after adjustment "
+                         "(lock-in p {:.3g} drop / {:.3g} rise, recall p {:.3g} drop / {:.3g} rise, log-rank p {:.3g} "
+                         "slower / {:.3g} faster)",
+                         counts, min_effects(o), cc.lock_in_drop.p_adjusted, cc.lock_in_rise.p_adjusted,
+                         cc.recall_drop.p_adjusted, cc.recall_rise.p_adjusted, cc.slower.p_adjusted,
+                         cc.faster.p_adjusted);
+    default:
+      return fmt::format("{}; no change of at least {}", counts, min_effects(o));
+  }
+}
+
+// "primary: paired sign test on ... p = ..., holm-adjusted ...".
+std::string primary_text(const ConfigComparison& cc, const GateOptions& o) {
+  const char* adj = stats::adjust_method_name(o.adjust);
+  const bool recall = cc.endpoint == Endpoint::kRecall;
+  if (!cc.paired)
+    return fmt::format("primary: unpaired {} on {} (no seed in common), p = {:.3g}, {}-adjusted {:.3g}",
+                       recall ? "Mann–Whitney test" : "exact log-rank test", judge::endpoint_name(cc.endpoint),
+                       cc.primary.p, adj, cc.primary.p_adjusted);
+  std::string test = fmt::format(
+      "primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} of {} ({} "
+      "spending at {:.3g}): p = {:.3g}",
+      judge::endpoint_name(cc.endpoint), cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
+      recall ? "lower" : "later", cc.sign.sooner, recall ? "higher" : "sooner", cc.sign.ties, cc.primary_looks(),
+      cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, cc.sequential.p_value);
+  if (cc.co_primary)
+    test += fmt::format(" with the pairs where only one run locks in counted {}× ({} lost, {} gained)",
+                        cc.lock_in_weight, cc.lost, cc.gained);
+  return test + fmt::format(", {}-adjusted {:.3g}", adj, cc.primary.p_adjusted);
+}
+
+std::string paired_reason(const ConfigComparison& cc, const GateOptions& o) {
+  const std::string counts = counts_text(cc);
+  const std::string test = primary_text(cc, o);
+  const std::string secondary = fmt::format(
+      "secondary (not gated): lock-in Fisher p = {:.3g}, recall Mann–Whitney p = {:.3g}, log-rank p = {:.3g}",
+      cc.lock_in_drop.p, cc.recall_drop.p, cc.slower.p);
+  switch (cc.reason) {
+    case Reason::kPrimaryRegression: return fmt::format("{}; {}; alpha {}; {}", counts, test, o.alpha, secondary);
+    case Reason::kPrimaryOpen:
+      return fmt::format("{}; {}; open at look {} of {}: `recallbench gate` runs seeds for look {} ({} per look); {}",
+                         counts, test, cc.primary_looks(), cc.stages_cap, cc.primary_looks() + 1, o.stage_seeds,
+                         secondary);
+    case Reason::kPrimaryImprovement:
+      return fmt::format("{}; {}; better: p = {:.3g} (adjusted {:.3g}); {}", counts, test, cc.primary_better.p,
+                         cc.primary_better.p_adjusted, secondary);
+    case Reason::kPairsCannotReach:
+      return fmt::format("{}; {}; {} pairs cannot reach significance: even all of them worse gives p = 2^-{} > "
+                         "{:.3g} (alpha / {} configs)",
+                         counts, test, cc.pairs, cc.pairs, cc.primary_level, o.alpha / cc.primary_level);
+    case Reason::kPrimaryBelowSignificance:
+      return fmt::format("{}; a change of at least the minimum effect ({}) that the primary test does not find "
+                         "significant; {}; {}",
+                         counts, min_effects(o), test, secondary);
+    case Reason::kAllPairsTied:
+      return fmt::format("{}; every seed pair has the same outcome ({} pairs): nothing changed", counts, cc.pairs);
+    default: return fmt::format("{}; no change of at least {}; {}", counts, min_effects(o), test);
+  }
+}
+
+// The prefix of a config compared in spite of a changed identity (--allow-model-change, --allow-data-change).
+std::string allowed_changes(const ConfigComparison& cc) {
+  std::string out;
+  const std::string task = task_change_text(cc.data), stream = stream_change_text(cc.data);
+  if (!task.empty() || !stream.empty())
+    out += "data changed (" + (task.empty() ? "" : "task: " + task) + (task.empty() || stream.empty() ? "" : "; ") +
+           (stream.empty() ? "" : "data stream: " + stream) + "), compared anyway (--allow-data-change); ";
+  if (!cc.model.empty())
+    out += "model changed (" + model_change_text(cc.model) + "), compared anyway (--allow-model-change); ";
+  return out;
+}
+
+std::string seed_plan_text(const ConfigComparison& cc, const GateOptions& o) {
+  const auto& p = cc.planning;
+  if (!p.planned) return "";
+  if (p.seeds > 0)
+    return fmt::format("; about {} seeds per side would detect lock-in {:.2f} → {:.2f} with power {:.2f}", p.seeds,
+                       p.from, p.to, p.power);
+  return fmt::format("; no seed count up to {} reaches power {:.2f} for lock-in {:.2f} → {:.2f}", o.max_seeds,
+                     o.target_power, p.from, p.to);
+}
+
+}  // namespace
+
+GateCounts::GateCounts(const judge::Comparison& c) {
+  const auto n = c.counts();
+  regressions = n.of(Verdict::kRegression);
+  improvements = n.of(Verdict::kImprovement);
+  inconclusive = n.of(Verdict::kInconclusive);
+  unchanged = n.of(Verdict::kNoChange);
+  model_changed = n.of(Verdict::kModelChanged);
+  data_changed = n.of_any(Verdict::kDataStreamChanged, Verdict::kTaskChanged, Verdict::kSeedsNotIndependent);
+}
+
+std::string model_change_text(const judge::ModelDifference& d) {
+  std::vector<std::string> parts;
+  if (d.state_size) parts.push_back(fmt::format("state_size {} → {}", d.state_size->first, d.state_size->second));
+  if (d.parameters) parts.push_back(fmt::format("parameters {} → {}", d.parameters->first, d.parameters->second));
+  if (d.architecture)
+    parts.push_back(fmt::format("architecture {} → {}", d.architecture->first, d.architecture->second));
+  if (d.cell_options)
+    parts.push_back(fmt::format("cell options {} → {}", d.cell_options->first.dump(), d.cell_options->second.dump()));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string task_change_text(const judge::DataDifference& d) {
+  return d.held_out ? fmt::format("held-out set {} → {}", d.held_out->first, d.held_out->second) : "";
+}
+
+std::string stream_change_text(const judge::DataDifference& d) {
+  if (d.stream_changed.empty()) return "";
+  return fmt::format("seeds {} of {} with the same seed number", seed_list(d.stream_changed), d.stream_compared);
+}
+
+std::string dependent_seeds_text(const judge::DataDifference& d) {
+  if (d.dependent.empty()) return "";
+  return fmt::format("{}: seeds {} saw the same training batches",
+                     d.dependent_side == judge::DataDifference::Side::kCurrent ? "current" : "baseline",
+                     seed_list(d.dependent));
+}
+
+std::string gate_reason(const ConfigComparison& cc, const GateOptions& o) {
+  if (judge::gate_effect(cc.verdict) == judge::GateEffect::kRefused) return identity_reason(cc);
+  const bool unpaired_rule = o.rule == GateOptions::Rule::kUnpaired;
+  return allowed_changes(cc) + (unpaired_rule ? unpaired_reason(cc, o) : paired_reason(cc, o)) +
+         seed_plan_text(cc, o);
+}
+
+namespace {
+// // The primary test of a config, with the sequential rule's looks (null under the unpaired rule).
+json looks_json(const stats::SequentialResult& s) {
+  json looks = json::array();
+  for (const auto& l : s.looks)
+    looks.push_back({{"pairs_untied", l.pairs}, {"worse", l.later}, {"information", l.information},
+                     {"boundary", l.boundary}, {"alpha_allowed", l.alpha_allowed}, {"alpha_spent", l.alpha_spent},
+                     {"p_nominal", l.p_nominal}, {"crossed", l.crossed}, {"futile", l.futile},
+                     {"statistic", l.statistic}});
+  return looks;
+}
+
+json primary_json(const ConfigComparison& cc) {
+  if (cc.endpoint == Endpoint::kNone) return nullptr;
+  const bool recall = cc.endpoint == Endpoint::kRecall;
+  json out = {{"endpoint", judge::endpoint_name(cc.endpoint)},
+              {"test", cc.paired ? "paired sign test (sequential)" : recall ? "Mann-Whitney" : "log-rank"},
+              {"paired", cc.paired},
+              {"pairs", cc.pairs},
+              {"current_seeds_without_pair", cc.unpaired_current},
+              {"worse", cc.sign.later},
+              {"better", cc.sign.sooner},
+              {"tied", cc.sign.ties},
+              {"p", cc.primary.p},
+              {"p_adjusted", cc.primary.p_adjusted},
+              {"p_better", cc.primary_better.p},
+              {"p_better_adjusted", cc.primary_better.p_adjusted},
+              {"level", cc.primary_level},
+              {"looks", looks_json(cc.sequential)},
+              {"looks_cap", cc.stages_cap},
+              {"open", cc.primary_open()},
+              {"lock_in_weight", cc.paired ? json(cc.lock_in_weight) : json(nullptr)},
+              {"lock_in_lost", cc.paired && cc.co_primary ? json(cc.lost) : json(nullptr)},
+              {"lock_in_gained", cc.paired && cc.co_primary ? json(cc.gained) : json(nullptr)}};
+  return out;
+}
+}  // namespace
+
+json comparison_to_json(const judge::Comparison& c) {
+  json configs = json::array();
+  for (const auto& cc : c.configs) {
+    const Tally b = cc.baseline_tally(), cur = cc.current_tally();
+    const std::string model = model_change_text(cc.model), task = task_change_text(cc.data),
+                      stream = stream_change_text(cc.data), dependent = dependent_seeds_text(cc.data);
+    configs.push_back({
+        {"key", cc.key},
+        {"cell", cc.current->cell},
+        {"task", cc.current->task_label()},
+        {"verdict", verdict_name(cc.verdict)},
+        {"reason", gate_reason(cc, c.options)},
+        {"model_change", model.empty() ? json(nullptr) : json(model)},
+        {"task_change", task.empty() ? json(nullptr) : json(task)},
+        {"data_stream_change", stream.empty() ? json(nullptr) : json(stream)},
+        {"dependent_seeds", dependent.empty() ? json(nullptr) : json(dependent)},
+        {"data_checked", cc.data.checked},
+        {"baseline",
+         {{"locked_in", b.k}, {"seeds", b.n}, {"median_recall", cc.recall_baseline()},
+          {"state_size", cc.baseline->state_size}, {"parameters", cc.baseline->parameters},
+          {"architecture", cc.baseline->architecture}, {"eval_fingerprint", cc.baseline->eval_fingerprint},
+          {"steps_to_lock_in_median", json_number(cc.median_time_baseline())},
+          {"steps_to_lock_in_restricted_mean", cc.time_baseline()}}},
+        {"current",
+         {{"locked_in", cur.k}, {"seeds", cur.n}, {"median_recall", cc.recall_current()},
+          {"state_size", cc.current->state_size}, {"parameters", cc.current->parameters},
+          {"architecture", cc.current->architecture}, {"eval_fingerprint", cc.current->eval_fingerprint},
+          {"steps_to_lock_in_median", json_number(cc.median_time_current())},
+          {"steps_to_lock_in_restricted_mean", cc.time_current()}}},
+        {"lock_in_rate_change", cc.rate_change()},
+        {"recall_change", cc.recall_change()},
+        {"step_budget", cc.budget},
+        {"time_to_lock_in_ratio", cc.time_ratio()},
+        {"p",
+         {{"lock_in_drop", cc.lock_in_drop.p}, {"lock_in_rise", cc.lock_in_rise.p},
+          {"recall_drop", cc.recall_drop.p}, {"recall_rise", cc.recall_rise.p},
+          {"slower", cc.slower.p}, {"faster", cc.faster.p}}},
+        {"p_adjusted",
+         {{"lock_in_drop", cc.lock_in_drop.p_adjusted}, {"lock_in_rise", cc.lock_in_rise.p_adjusted},
+          {"recall_drop", cc.recall_drop.p_adjusted}, {"recall_rise", cc.recall_rise.p_adjusted},
+          {"slower", cc.slower.p_adjusted}, {"faster", cc.faster.p_adjusted}}},
+        {"primary", primary_json(cc)},
+        {"min_attainable_p", cc.min_attainable_p},
+        {"level_needed", cc.level_needed},
+        {"detectable",
+         c.options.power_analysis
+             ? json{{"power", c.options.target_power}, {"lock_in_from", cc.detectable.lock_in_from},
+                    {"lock_in_to", json_number(cc.detectable.lock_in_to)}, {"slowdown", json_number(cc.detectable.slowdown)},
+                    {"draws", cc.detectable.draws}}
+             : json(nullptr)},
+        {"seeds_needed", cc.planning.seeds > 0 ? json(cc.planning.seeds) : json(nullptr)},
+        {"planned_lock_in", cc.verdict == Verdict::kInconclusive
+                                ? json{{"from", cc.planning.from}, {"to", cc.planning.to}, {"power", cc.planning.power}}
+                                : json(nullptr)},
+    });
+  }
+  const GateCounts counts(c);
+  return {{"verdict", verdict_name(c.verdict())},
+          {"options",
+           {{"alpha", c.options.alpha}, {"min_lock_in_drop", c.options.min_lockin_drop},
+            {"min_recall_drop", c.options.min_recall_drop}, {"min_slowdown", c.options.min_slowdown},
+            {"target_power", c.options.target_power}, {"adjust", stats::adjust_method_name(c.options.adjust)},
+            {"allow_model_change", c.options.allow_model_change}, {"allow_data_change", c.options.allow_data_change},
+            {"rule", c.options.rule == GateOptions::Rule::kPaired ? "paired" : "unpaired"},
+            {"stage_seeds", c.options.stage_seeds}, {"max_stages", c.options.max_stages},
+            {"spending", stats::spending_name(c.options.spending)}, {"futility_p", c.options.futility_p}}},
+          {"tests", c.tests},
+          {"counts",
+           {{"regression", counts.regressions}, {"improvement", counts.improvements},
+            {"inconclusive", counts.inconclusive}, {"no_change", counts.unchanged},
+            {"model_changed", counts.model_changed}, {"data_changed", counts.data_changed},
+            {"data_unchecked", c.data_unchecked()}}},
+          {"configs", configs},
+          {"missing_in_current", c.missing_in_current},
+          {"missing_in_baseline", c.missing_in_baseline},
+          {"baseline_context", c.baseline_context}};
+}
+
+
+}  // namespace rb::reports

@@ -1,0 +1,34 @@
+// The recall gate's results (judge/recall_gate.h) in words and as JSON: the one place where its sentences
+// are written. Reports, the console and bisect read these, never their own spelling.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "judge/recall_gate.h"
+
+namespace rb::reports {
+
+// "state_size 1312 → 1120; parameters 28288 → 27904" ("" when nothing differs).
+std::string model_change_text(const judge::ModelDifference& d);
+// "held-out set 3f2a9c0d41be → 71c0e2aa9b13" ("" when the same or unrecorded).
+std::string task_change_text(const judge::DataDifference& d);
+// "seeds 0, 3, 7 of 10 with the same seed number" ("" when none changed).
+std::string stream_change_text(const judge::DataDifference& d);
+// "current: seeds 0, 1 saw the same training batches" ("" when the seeds are independent).
+std::string dependent_seeds_text(const judge::DataDifference& d);
+
+// One line: why this config got its verdict, with the numbers behind it.
+std::string gate_reason(const judge::ConfigComparison& cc, const judge::GateOptions& options);
+
+// The verdict counts the pages show (from judge::Comparison::counts()).
+struct GateCounts {
+  explicit GateCounts(const judge::Comparison& c);
+  int64_t regressions = 0, improvements = 0, inconclusive = 0, unchanged = 0, model_changed = 0;
+  int64_t data_changed = 0;  // task or data stream changed, or seeds not independent
+};
+
+nlohmann::json comparison_to_json(const judge::Comparison& comparison);
+
+}  // namespace rb::reports
