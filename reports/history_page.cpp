@@ -1,7 +1,7 @@
 // The trend page of `recallbench history report` and its Markdown summary (see history_page.h): the trend
 // document read once into a Document (document.h) that HtmlRenderer and MarkdownRenderer write. The page uses
-// the report's stylesheet and script (html_page) plus a few rules of its own; its charts are html_parts'
-// trend charts along the commit axis.
+// the report's stylesheet and script (html_page) plus a few rules of its own
+// (reports/assets/history.css); its charts are html_parts' trend charts along the commit axis.
 #include "reports/history_page.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "reports/document.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
+#include "reports/report_assets.h"
 
 namespace rb::reports {
 namespace {
@@ -679,27 +680,6 @@ Group section_commits(const Commits& commits) {
   return g;
 }
 
-constexpr const char* kHistoryCss =
-    "<style>svg.trend .ln{fill:none;stroke-width:1.6}svg.trend .dash{stroke-dasharray:4 3}"
-    "svg.trend .ci{fill:none;stroke-width:1;opacity:.45}svg.trend .band{opacity:.18;stroke:none}"
-    "svg.trend .pts circle{stroke-width:0}svg.trend .pts circle.nr{fill:#fff;stroke-width:1.3}svg.trend a circle:hover{stroke:#1d232a;stroke-width:1.5}"
-    "svg.trend .cpl{stroke-width:1.2;stroke-dasharray:4 3}svg.trend .cpo{stroke-width:1;stroke-dasharray:2 3;opacity:.45}svg.trend .span{opacity:.13}"
-    "svg.trend .cpt{font-size:9px;font-weight:600}"
-    ".legend i.dash{background:none!important;border-top:2px dashed #8c564b;height:0;vertical-align:3px}"
-    "section.config h3{font-size:1.02em;margin:22px 0 2px;overflow-wrap:anywhere}"
-    "section.config .note{margin:0 0 8px}"
-    ".grid.trends{grid-template-columns:repeat(auto-fill,minmax(290px,1fr))}"
-    "table.claims{width:auto}table.claims td{text-align:center;min-width:2.2em;font-weight:600}"
-    "table.claims th.vh{font-weight:normal;font-size:.8em;padding:4px 3px}"
-    "table.claims th.vh a{writing-mode:vertical-rl;font-family:ui-monospace,monospace}"
-    ".vr{color:#1a9850}.vc{color:#d73027}.vn{color:#5b6670}.vu{color:#b8860b}"
-    "table.commits td{white-space:nowrap}table.commits td:last-child{white-space:normal;min-width:16em}"
-    "tr:target td{background:#fff6e0}details summary{cursor:pointer;color:#5b6670}"
-    "table.changes td{overflow-wrap:anywhere}table.changes td:first-child,table.changes code{white-space:nowrap}"
-    "header .meta{word-break:normal;overflow-wrap:anywhere}header .meta code{white-space:nowrap}"
-    "@media (max-width:600px){table.changes td[data-label=\"\"]:before{content:none}}"
-    "</style>";
-
 // Adds a section unless it is empty.
 void add_section(Document& d, Group g, Show show = Show::kAll) {
   if (!g.blocks.empty()) d.add(std::move(g), show);
@@ -713,7 +693,7 @@ Document history_document(const json& doc) {
   const Names names = config_names(doc);
   const std::string battery = str(doc, "battery");
   Document d{"recallbench history" + (battery.empty() ? std::string() : ": " + battery)};
-  d.add(Raw{kHistoryCss}, Show::kHtmlOnly);
+  d.add(Raw{std::string("<style>") + kHistoryCss + "</style>"}, Show::kHtmlOnly);
   d.add(header(doc, commits, changes));
   add_section(d, section_changes(doc, commits, changes, names));
   add_section(d, section_configs(doc, commits));

@@ -11,6 +11,7 @@
 
 #include "reports/document.h"
 #include "reports/html_parts.h"
+#include "reports/report_assets.h"
 #include "reports/report_sections.h"
 #include "reports/report.h"
 #include "core/errors.h"
@@ -540,87 +541,6 @@ Group section_context(const ReportInput& in) {
   return g;
 }
 
-constexpr const char* kCss = R"CSS(
-:root{--fg:#1d232a;--muted:#5b6670;--line:#d8dde2;--bg:#fff;--soft:#f5f7f9}
-*{box-sizing:border-box}
-body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1180px;margin:0 auto;padding:12px 16px 48px}
-header h1{font-size:1.5em;margin:8px 0 2px}
-.meta,.note,.sub,.key{color:var(--muted)}
-.meta{font-size:.9em;margin:0 0 12px;word-break:break-all}
-h2{font-size:1.2em;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
-.note{font-size:.9em;margin:4px 0 10px}
-.sub{font-size:.8em;white-space:nowrap}
-.key{font-size:.75em;word-break:break-all}
-code{font-size:.85em;background:var(--soft);padding:1px 4px;border-radius:3px;word-break:break-all}
-.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
-table{border-collapse:collapse;width:100%;font-size:.9em}
-th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
-thead th{background:var(--soft);position:sticky;top:0;white-space:nowrap}
-th[data-col]{cursor:pointer}
-th[data-col]:after{content:" \2195";color:#aab}
-td.empty{color:#bbb}
-.verdict{border-radius:8px;padding:10px 14px;margin-top:8px;border:1px solid}
-.verdict h2{border:0;margin:0 0 4px;font-size:1.35em}
-.v-reg{background:#fdecea;border-color:#e3a19a}.v-inc{background:#fff6e0;border-color:#e8c66a}
-.v-imp{background:#e8f3fc;border-color:#8fbce6}.v-ok{background:#eaf6ec;border-color:#93c99d}.v-none{background:var(--soft);border-color:var(--line)}
-tr.v-reg td{background:#fdecea}tr.v-inc td{background:#fff9ea}tr.v-imp td{background:#eef6fd}
-.badge{font-size:.7em;padding:1px 5px;border-radius:8px;border:1px solid;white-space:nowrap}
-td.why{font-size:.85em;min-width:18em}
-.cibar{width:60px;height:8px;vertical-align:middle}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:14px}
-figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px}
-svg.chart{width:100%;height:auto;display:block}
-svg .ct{font-size:11px;font-weight:600;fill:var(--fg)}
-svg .tl{font-size:9px;fill:var(--muted)}
-svg .al{font-size:10px;fill:var(--muted)}
-svg .grid{stroke:#e6e9ec;stroke-width:1}
-svg .axis,svg .tick{stroke:#8a949c;stroke-width:1}
-svg .ref{stroke:#555;stroke-width:1;stroke-dasharray:3 3}
-.legend{font-size:.8em;display:flex;flex-wrap:wrap;gap:4px 12px;padding:2px 6px}
-.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
-.lottery .lrow{display:grid;grid-template-columns:minmax(8em,32%) 1fr;gap:8px;align-items:center;border-bottom:1px solid var(--soft);padding:3px 0}
-.llabel{font-size:.85em;overflow-wrap:anywhere}
-svg.strip{display:block}
-.scale{display:flex;justify-content:space-between;font-size:.75em;color:var(--muted)}
-.bar{position:relative;background:var(--soft);height:18px;min-width:140px;border-radius:3px}
-.bar i{position:absolute;left:0;top:0;bottom:0;background:#8fbce6;border-radius:3px}
-.bar span{position:relative;padding-left:6px;font-size:.85em}
-tr.sig td{font-weight:600}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:.85em}
-dt{color:var(--muted)}dd{margin:0;word-break:break-all}
-@media (max-width:600px){body{font-size:14px}main{padding:8px 10px 32px}th,td{padding:5px 6px}
- .grid{grid-template-columns:1fr}.lottery .lrow{grid-template-columns:1fr;gap:0}dl{grid-template-columns:1fr}dt{margin-top:6px}
- table.changes thead{display:none}table.changes tr{display:block;border-bottom:1px solid var(--line);padding:4px 0}
- table.changes td{display:block;border:0;padding:2px 6px;min-width:0}
- table.changes td:before{content:attr(data-label) ": ";color:var(--muted);font-size:.85em}}
-figcaption{font-size:.8em;font-weight:600;padding:0 4px 4px;overflow-wrap:anywhere}
-)CSS";
-
-// Sorting by a column's data-v; marks the page ready (the browser test checks that the script ran).
-constexpr const char* kScript = R"JS(
-(function () {
-  var headers = document.querySelectorAll('table.sortable th[data-col]');
-  Array.prototype.forEach.call(headers, function (th) {
-    th.addEventListener('click', function () {
-      var table = th.closest('table');
-      var body = table.tBodies[0];
-      var col = parseInt(th.getAttribute('data-col'), 10);
-      var desc = th.getAttribute('data-dir') !== 'desc';
-      th.setAttribute('data-dir', desc ? 'desc' : 'asc');
-      var rows = Array.prototype.slice.call(body.rows);
-      var value = function (row) {
-        var v = parseFloat(row.cells[col] ? row.cells[col].getAttribute('data-v') : 'nan');
-        return isNaN(v) ? -Infinity : v;
-      };
-      rows.sort(function (a, b) { return desc ? value(b) - value(a) : value(a) - value(b); });
-      rows.forEach(function (row) { body.appendChild(row); });
-    });
-  });
-  document.documentElement.setAttribute('data-report-ready', String(headers.length));
-})();
-)JS";
-
 }  // namespace
 
 void add_page_sections(Document& d, const ReportInput& in) {
@@ -664,8 +584,8 @@ std::string report_html(const ReportInput& in) { return HtmlRenderer().render(re
 std::string html_page(const std::string& title, const std::string& body) {
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-         "<title>" + esc(title) + "</title><style>" + kCss + "</style></head><body><main>" + body +
-         "</main><script>" + kScript + "</script></body></html>\n";
+         "<title>" + esc(title) + "</title><style>\n" + kReportCss + "</style></head><body><main>" +
+         body + "</main><script>\n" + kReportJs + "</script></body></html>\n";
 }
 
 }  // namespace rb::reports

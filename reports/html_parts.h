@@ -1,8 +1,9 @@
 // Parts the report layer's HTML pages share (the report, the leaderboard page, the claims page, the history
 // page): the colour a verdict is shown in, the verdict badge, the lock-in interval bar, the line chart, the
 // Kaplan–Meier chart and the history's trend chart, each defined once here. Tables, sortable ones included, are
-// the document model's (document.h). The page frame and escaping are report.h's html_page and html_escape; the
-// stylesheet that styles these parts and the script that sorts the tables are html.cpp's.
+// the document model's (document.h). The page frame and escaping are report.h's html_page and
+// html_escape; the stylesheet that styles these parts and the script that sorts the tables are files
+// under reports/assets/ (report_assets.h).
 //
 //   row += "<tr class=\"" + std::string(tone_class(tone_of(verdict))) + "\">";
 //   cell += badge(tone_of(verdict), judge::verdict_name(verdict)) + interval_bar(s.ci.low, s.ci.high, s.rate);

@@ -5,15 +5,7 @@
 #   cmake -DPRESETS_DIR=<suite/presets> -DOUT=<file.cpp> -P embed.cmake
 set(delimiter "rbjson")  # of the raw string literals; a file containing )rbjson" is refused
 
-# The C++ literal of one file of PRESETS_DIR, in `out`.
-function(embedded_literal file out)
-  file(READ "${PRESETS_DIR}/${file}" text)
-  string(FIND "${text}" ")${delimiter}\"" at)
-  if(NOT at EQUAL -1)
-    message(FATAL_ERROR "${PRESETS_DIR}/${file} contains ')${delimiter}\"', which ends the literal it is embedded in")
-  endif()
-  set(${out} "R\"${delimiter}(${text})${delimiter}\"" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/embed_literal.cmake")
 
 file(GLOB presets RELATIVE "${PRESETS_DIR}" "${PRESETS_DIR}/*.json")
 list(SORT presets)
@@ -28,11 +20,11 @@ foreach(file ${presets})
   if(NOT file MATCHES "^[A-Za-z0-9_.-]+\\.json$")
     message(FATAL_ERROR "${PRESETS_DIR}/${file}: a preset's file is named after it: letters, digits, _ - . and .json")
   endif()
-  embedded_literal(${file} literal)
+  rb_embedded_literal("${PRESETS_DIR}/${file}" ${delimiter} literal)
   string(APPEND cpp "{\"${file}\", ${literal}},\n")
 endforeach()
 list(LENGTH presets count)
-embedded_literal(recipes.json literal)
+rb_embedded_literal("${PRESETS_DIR}/recipes.json" ${delimiter} literal)
 string(APPEND cpp "};\n\nconst size_t kEmbeddedPresetCount = ${count};\n\n"
                   "const EmbeddedFile kEmbeddedRecipes = {\"recipes.json\", ${literal}};\n\n}  // namespace rb\n")
 file(WRITE "${OUT}.tmp" "${cpp}")
