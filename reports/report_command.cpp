@@ -45,8 +45,8 @@ int run_report(const std::string& current_path, const std::string& baseline_path
                                                                         : infer_contrasts(runs.configs);
   ReportInput in;
   if (!out.claims.empty()) {  // read before anything is written, like the baseline
-    const ClaimSet claims = read_claims(out.claims);
-    const auto verdicts = verify_claims(claims, {runs});
+    const ClaimSet claims = judge::read_claims(out.claims);
+    const auto verdicts = judge::verify_claims(claims, {runs});
     in.claims = verdicts_json(claims, verdicts);
     in.claims_section = verdicts_section(verdicts);
   }

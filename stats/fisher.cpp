@@ -133,14 +133,6 @@ void check_probability(double p, const char* what) {
     throw UsageError(fmt::format("{}: got {}, expected a probability in [0, 1]", what, p));
 }
 
-// P(Binomial(n, p) = k) for k = 0..n.
-std::vector<double> binomial_pmf(int64_t n, double p) {
-  std::vector<double> out(static_cast<size_t>(n + 1));
-  const boost::math::binomial_distribution<double> dist(static_cast<double>(n), p);
-  for (int64_t k = 0; k <= n; ++k) out[static_cast<size_t>(k)] = boost::math::pdf(dist, static_cast<double>(k));
-  return out;
-}
-
 // Calls f(x1, x2, p) for every table with row totals n1, n2 (x1, x2 = successes), p its Fisher p-value.
 template <class F>
 void for_each_table(int64_t n1, int64_t n2, Alternative alt, F f) {
@@ -166,6 +158,15 @@ double log_choose(int64_t n, int64_t k) {
   if (k < 0 || k > n || n < 0) return -kInf;
   return std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(k) + 1) -
          std::lgamma(static_cast<double>(n - k) + 1);
+}
+
+std::vector<double> binomial_pmf(int64_t n, double p) {
+  check_probability(p, "binomial pmf: p");
+  if (n < 0) throw UsageError(fmt::format("binomial pmf: got n = {}, expected n >= 0", n));
+  std::vector<double> out(static_cast<size_t>(n + 1));
+  const boost::math::binomial_distribution<double> dist(static_cast<double>(n), p);
+  for (int64_t k = 0; k <= n; ++k) out[static_cast<size_t>(k)] = boost::math::pdf(dist, static_cast<double>(k));
+  return out;
 }
 
 bool significant(double p_value, double alpha) { return p_value <= alpha * (1.0 + kAlphaRelTol); }
@@ -251,9 +252,15 @@ SeedPlan seeds_for_power(double p1, double p2, double target_power, double alpha
     throw UsageError(fmt::format("seeds: max n got {}, expected 1 to {} (the search's work grows as max n cubed: {} "
                                  "takes seconds, 5000 would take about 15 minutes)",
                                  max_n, kMaxSeedSearch, kMaxSeedSearch));
+  return seeds_for_power([&](int64_t n) { return fisher_power(p1, p2, n, n, alpha, alt); }, target_power,
+                         SeedGrid{1, max_n});
+}
+
+SeedPlan seeds_for_power(const std::function<double(int64_t n)>& power_at, double target_power,
+                         const SeedGrid& grid) {
   SeedPlan plan;
-  for (int64_t n = 1; n <= max_n; ++n) {
-    plan.power = fisher_power(p1, p2, n, n, alpha, alt);
+  for (int64_t n = grid.first; n <= grid.last; n += n < grid.coarse_from ? 1 : std::max<int64_t>(1, grid.coarse_step)) {
+    plan.power = power_at(n);
     if (plan.power >= target_power) {
       plan.n = n;
       plan.reached = true;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -233,6 +234,23 @@ struct SeedPlan {
 SeedPlan seeds_for_power(double p1, double p2, double target_power = 0.8, double alpha = 0.05,
                          Alternative alt = Alternative::kTwoSided, int64_t max_n = 500);
 
+// The seeds per arm a search tries, in order: from `first` up to `last`, in steps of 1 below
+// `coarse_from` and of `coarse_step` from there on. SeedGrid{1, 200} tries 1, 2, ..., 200;
+// SeedGrid{10, 200, 30, 10} tries 10, ..., 30, 40, ..., 200. Empty when first > last.
+struct SeedGrid {
+  int64_t first = 1;
+  int64_t last = 500;
+  int64_t coarse_from = 0;  // where the coarse steps start (irrelevant when coarse_step is 1)
+  int64_t coarse_step = 1;  // below 1 counts as 1
+};
+
+// The one seed search: the first n of `grid` with power_at(n) >= target_power, for any power function
+// (the Fisher seeds_for_power above is this search over fisher_power at n = n1 = n2, SeedGrid{1, max_n}).
+// Not reached: n = 0, power at the last n tried (0 when the grid is empty).
+// Example: seeds_for_power([](int64_t n) { return n >= 7 ? 0.9 : 0.1; }, 0.8, {1, 100}) gives n = 7.
+SeedPlan seeds_for_power(const std::function<double(int64_t n)>& power_at, double target_power,
+                         const SeedGrid& grid);
+
 // The smallest Fisher p-value any outcome can reach with n1 and n2 seeds (the most extreme table).
 // A gate with alpha below this cannot reach significance: its verdict is "inconclusive".
 // Example: min_attainable_p(3, 3, Alternative::kGreater) == 0.05 (= 1 / C(6, 3)); two-sided 0.1.
@@ -256,6 +274,9 @@ bool significant(double p_value, double alpha);
 
 // log C(n, k) via lgamma; -inf when k < 0 or k > n.
 double log_choose(int64_t n, int64_t k);
+
+// P(Binomial(n, p) = k) for k = 0..n (Boost.Math; exact at p = 0 and p = 1). Requires n >= 0, p in [0, 1].
+std::vector<double> binomial_pmf(int64_t n, double p);
 
 
 // ---------------------------------------------------------------------------------------------------

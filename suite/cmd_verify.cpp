@@ -1,6 +1,6 @@
 // recallbench verify --claims FILE --results DIR [DIR ...] [--html F] [--md F] [--json F]
 //
-// One verdict per claim (reports/claims.h): reproduced, direction reproduced but size not, contradicted, claimed size
+// One verdict per claim (judge/claims.h; narrated by reports/claims.h): reproduced, direction reproduced but size not, contradicted, claimed size
 // not reproduced, undecided, not informative or not run.
 // Exit 1 when a claim marked "gate": true is not reproduced, so a reproduced claim can join CI.
 #include <memory>
@@ -24,14 +24,14 @@ struct VerifyOptions {
 };
 
 int run_verify(const VerifyOptions& o) {
-  const reports::ClaimSet set = reports::read_claims(o.claims);
+  const judge::ClaimSet set = judge::read_claims(o.claims);
   std::vector<rb::RunSet> results;
   for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
-  const auto verdicts = reports::verify_claims(set, results);
+  const auto verdicts = judge::verify_claims(set, results);
   const reports::Document doc = reports::verdicts_document(set, verdicts);  // built once: JSON and pages agree
   reports::write_outputs(doc, {o.json, o.html, o.md});
   fmt::print("{}", reports::verdicts_text(verdicts));
-  const int code = reports::verify_exit_code(verdicts);
+  const int code = judge::verify_exit_code(verdicts);
   fmt::print("{}\n", code ? "verify: a gated claim is not reproduced" : "verify: every gated claim is reproduced");
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);

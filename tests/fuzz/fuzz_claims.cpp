@@ -1,4 +1,4 @@
-// libFuzzer target: claims files as `verify` reads them (reports/claims.h read_claims, the file path
+// libFuzzer target: claims files as `verify` reads them (judge/claims.h read_claims, the file path
 // included), then every verdict rule on what was read: verify_claims against a fixed set of configs (two
 // cells on MQAR at two lengths, with and without a curriculum, one arm in the lottery, one at the floor)
 // and the JSON, Markdown, text and HTML it writes. Bad input must end in UsageError, never in a crash, a
@@ -48,13 +48,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   const std::string& path = fuzz_input_file("claims", data, size);
   try {
-    const rb::reports::ClaimSet set = rb::reports::read_claims(path);
-    const auto verdicts = rb::reports::verify_claims(set, {runs});
+    const rb::judge::ClaimSet set = rb::judge::read_claims(path);
+    const auto verdicts = rb::judge::verify_claims(set, {runs});
     (void)rb::reports::verdicts_json(set, verdicts).dump();
     (void)rb::reports::verdicts_markdown(verdicts);
     (void)rb::reports::verdicts_text(verdicts);
     (void)rb::reports::verdicts_html(set, verdicts);
-    (void)rb::reports::verify_exit_code(verdicts);
+    (void)rb::judge::verify_exit_code(verdicts);
   } catch (const rb::UsageError&) {
   }
   return 0;

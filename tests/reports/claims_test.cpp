@@ -1,5 +1,5 @@
 // verify: every verdict kind on planted results, the power boundary, per-depth Holm, the gate's exit code,
-// and bad claims files.
+// and bad claims files (judge/claims.h decides, reports/claims.h writes the notes).
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -8,12 +8,19 @@
 #include "reports/claims.h"
 #include "stats/stats.h"
 
-namespace rb::reports {
+namespace rb::judge {
 
 // gtest shows a verdict by its name.
 void PrintTo(ClaimOutcome outcome, std::ostream* os) { *os << claim_outcome_name(outcome); }
 
+}  // namespace rb::judge
+
+namespace rb::reports {
 namespace {
+
+using judge::claims_from_json;
+using judge::verify_claims;
+using judge::verify_exit_code;
 
 // `cell` on mqar (pairs, length), n seeds, the first k locked in; recall 0.95 locked, `low` otherwise.
 Config planted(const std::string& cell, int64_t k, int64_t n, int64_t length = 64, double low = 0.2,
@@ -68,7 +75,7 @@ TEST(Verify, ReproducedContradictedNoEffectUndecided) {
   EXPECT_EQ(few.verdict, ClaimOutcome::kUndecided);
   EXPECT_LT(few.power, 0.8);
   EXPECT_EQ(few.seeds_needed, stats::seeds_for_power(0.9, 0.1, 0.8, 0.05, stats::Alternative::kGreater).n);
-  EXPECT_NE(few.note.find("seeds per arm"), std::string::npos);
+  EXPECT_NE(claim_note(few).find("seeds per arm"), std::string::npos);
 }
 
 TEST(Verify, PowerBoundary) {
@@ -166,7 +173,7 @@ TEST(Verify, FloorAndCeilingAreNotInformative) {
   // No seed learns: best recalls 0.07..0.18 against the floor of half the threshold (0.45).
   const ClaimVerdict floor = verdict_of(recall, {arm("x+conv", around(0.07, 10, 0.01)), arm("x", around(0.14, 10, 0.01))});
   EXPECT_EQ(floor.verdict, ClaimOutcome::kNotInformative);
-  EXPECT_NE(floor.note.find("floor"), std::string::npos);
+  EXPECT_NE(claim_note(floor).find("floor"), std::string::npos);
   // One seed of ten learning does not lift an arm off the floor: most seeds of both still fail, so the
   // medians compare failures. With six learners in one arm the comparison means something.
   std::vector<double> one = around(0.07, 10, 0.01), six = around(0.07, 10, 0.01);
@@ -182,7 +189,7 @@ TEST(Verify, FloorAndCeilingAreNotInformative) {
   // Most seeds of both arms lock in (runs stop there): a recall tie or gap there is not informative.
   const ClaimVerdict ceiling = verdict_of(recall, {arm("x+conv", around(0.93, 10), 9), arm("x", around(0.95, 10), 10)});
   EXPECT_EQ(ceiling.verdict, ClaimOutcome::kNotInformative);
-  EXPECT_NE(ceiling.note.find("ceiling"), std::string::npos);
+  EXPECT_NE(claim_note(ceiling).find("ceiling"), std::string::npos);
 }
 
 TEST(Verify, TwoSidedClaim) {
@@ -227,7 +234,7 @@ TEST(Verify, ThresholdSensitivity) {
   EXPECT_EQ(at[1].k_a, 6);
   EXPECT_EQ(at[1].k_b, 0);
   EXPECT_NEAR(at.back().threshold, 0.5, 1e-9);
-  EXPECT_NE(v.sensitivity.find("hangs on the threshold"), std::string::npos);
+  EXPECT_NE(sensitivity_note(v).find("hangs on the threshold"), std::string::npos);
 }
 
 TEST(Verify, VacuousDenseOnZeroFiller) {
@@ -237,7 +244,7 @@ TEST(Verify, VacuousDenseOnZeroFiller) {
   dense["supervision"] = "dense";
   const ClaimVerdict v = verdict_of(c, {arm("x+conv", around(0.6, 10), 0, dense), arm("x", around(0.6, 10), 0, sparse)});
   EXPECT_EQ(v.verdict, ClaimOutcome::kNotInformative);
-  EXPECT_NE(v.note.find("vacuous"), std::string::npos);
+  EXPECT_NE(claim_note(v).find("vacuous"), std::string::npos);
   json random_dense = dense, random_sparse = sparse;
   random_dense["filler"] = random_sparse["filler"] = "random";
   EXPECT_NE(verdict_of(c, {arm("x+conv", around(0.6, 10), 0, random_dense), arm("x", around(0.6, 10), 0, random_sparse)})
@@ -303,7 +310,7 @@ TEST(Verify, AllOfIsTheConjunction) {
   v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10), planted("z", 10, 10)})});
   EXPECT_EQ(v[1].verdict, ClaimOutcome::kContradicted);
   EXPECT_EQ(v[2].verdict, ClaimOutcome::kContradicted);
-  EXPECT_NE(v[2].note.find("tie: contradicted"), std::string::npos);
+  EXPECT_NE(claim_note(v[2]).find("tie: contradicted"), std::string::npos);
   v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10)})});
   EXPECT_EQ(v[2].verdict, ClaimOutcome::kNotRun);
   json dangling = both;
@@ -320,7 +327,7 @@ TEST(Verify, NotRunAndSelectors) {
   c["needs"] = "length 1024 (about 40 core-hours)";
   const auto v = verdict_of(c, {planted("y", 1, 10)});
   EXPECT_EQ(v.verdict, ClaimOutcome::kNotRun);
-  EXPECT_NE(v.note.find("40 core-hours"), std::string::npos);
+  EXPECT_NE(claim_note(v).find("40 core-hours"), std::string::npos);
   // A side that matches two configs is bad input; train fields narrow it.
   const json loose = claim("loose", "greater", {{"a", 0.9}, {"b", 0.1}});
   EXPECT_THROW(verdict_of(loose, {planted("x+conv", 5, 10, 64, 0.2, "none"), planted("x+conv", 5, 10, 64, 0.2, "distance"),

@@ -349,6 +349,54 @@ TEST(Power, SeedsIsTheFirstNReachingTarget) {
   EXPECT_THROW(fisher_p_value({kMaxFisherRowTotal, 1, 3, 4}), UsageError);
 }
 
+TEST(Power, SeedSearchOverAnyPowerWalksItsGrid) {
+  // The grid's order: 1 up to coarse_from, then coarse steps; the first n reaching the target wins, even
+  // where a later n falls back below it (power need not be monotone).
+  std::vector<int64_t> tried;
+  const auto power = [&](int64_t n) {
+    tried.push_back(n);
+    return n == 9 ? 0.2 : n >= 7 ? 0.9 : 0.1;
+  };
+  SeedPlan plan = seeds_for_power(power, 0.8, SeedGrid{3, 100});
+  EXPECT_TRUE(plan.reached);
+  EXPECT_EQ(plan.n, 7);
+  EXPECT_DOUBLE_EQ(plan.power, 0.9);
+  EXPECT_EQ(tried, (std::vector<int64_t>{3, 4, 5, 6, 7}));
+  tried.clear();
+  plan = seeds_for_power([&](int64_t n) { tried.push_back(n); return n >= 41 ? 0.9 : 0.0; }, 0.8,
+                         SeedGrid{28, 60, 30, 5});
+  EXPECT_EQ(tried, (std::vector<int64_t>{28, 29, 30, 35, 40, 45}));
+  EXPECT_EQ(plan.n, 45);
+  // Not reached: n = 0 and the power at the last n tried; an empty grid tries nothing.
+  plan = seeds_for_power([](int64_t) { return 0.5; }, 0.8, SeedGrid{1, 10});
+  EXPECT_FALSE(plan.reached);
+  EXPECT_EQ(plan.n, 0);
+  EXPECT_DOUBLE_EQ(plan.power, 0.5);
+  plan = seeds_for_power([](int64_t) { return 1.0; }, 0.8, SeedGrid{50, 40});
+  EXPECT_FALSE(plan.reached);
+  EXPECT_DOUBLE_EQ(plan.power, 0.0);
+  // The Fisher search is this search over fisher_power.
+  const SeedPlan fisher = seeds_for_power(0.1, 0.7, 0.8, 0.05, Alternative::kTwoSided, 200);
+  const SeedPlan general = seeds_for_power(
+      [](int64_t n) { return fisher_power(0.1, 0.7, n, n, 0.05, Alternative::kTwoSided); }, 0.8, SeedGrid{1, 200});
+  EXPECT_EQ(general.n, fisher.n);
+  EXPECT_DOUBLE_EQ(general.power, fisher.power);
+}
+
+TEST(Binomial, PmfSumsToOneAndIsExactAtTheEnds) {
+  const std::vector<double> pmf = binomial_pmf(10, 0.3);
+  ASSERT_EQ(pmf.size(), 11u);
+  double sum = 0.0;
+  for (double x : pmf) sum += x;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_NEAR(pmf[3], 0.2668279320, 1e-10);  // R: dbinom(3, 10, 0.3)
+  EXPECT_EQ(binomial_pmf(5, 0.0)[0], 1.0);
+  EXPECT_EQ(binomial_pmf(5, 1.0)[5], 1.0);
+  EXPECT_EQ(binomial_pmf(5, 1.0)[4], 0.0);
+  EXPECT_EQ(binomial_pmf(0, 0.4), std::vector<double>{1.0});
+  EXPECT_THROW(binomial_pmf(5, 1.5), UsageError);
+}
+
 TEST(Power, MinAttainablePBruteForce) {
   for (Alternative alt : {Alternative::kTwoSided, Alternative::kGreater, Alternative::kLess})
     for (int64_t n1 = 0; n1 <= 9; ++n1)

@@ -1,0 +1,537 @@
+// The claims' verdicts as typed data: matching each side to configs, the test at every depth, the
+// depths left out, Holm over the depths, and the verdict with its reason. The rules:
+// reports/claims_schema.md.
+#include "judge/claims.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "judge/claims_power.h"
+#include "judge/summary.h"
+#include "stats/stats.h"
+
+namespace rb::judge {
+namespace {
+
+bool subset_of(const json& want, const json& have) {
+  if (!want.is_object()) return true;
+  for (const auto& [k, v] : want.items()) {
+    const bool present = have.is_object() && have.contains(k) && !have.at(k).is_null();
+    if (v.is_null() ? present : !present || have.at(k) != v)
+      return false;  // null: the field is absent
+  }
+  return true;
+}
+
+std::string describe_json(const json& j) {
+  std::string out;
+  for (const auto& [k, v] : j.items())
+    out += fmt::format(" {}:{}", k, v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
+
+constexpr std::pair<Statistic, const char*> kStatistics[] = {
+    {Statistic::kFisher, "fisher"},    {Statistic::kMannWhitney, "mann-whitney"},
+    {Statistic::kLottery, "lottery"},  {Statistic::kAtMost, "at-most"},
+    {Statistic::kAtLeast, "at-least"}, {Statistic::kAllOf, "all-of"}};
+constexpr std::pair<Direction, const char*> kDirections[] = {{Direction::kGreater, "greater"},
+                                                             {Direction::kLess, "less"},
+                                                             {Direction::kNone, "none"},
+                                                             {Direction::kNotLess, "not-less"}};
+
+}  // namespace
+
+const char* statistic_name(Statistic statistic) {
+  for (const auto& [s, name] : kStatistics)
+    if (s == statistic) return name;
+  return "?";
+}
+
+const char* direction_name(Direction direction) {
+  for (const auto& [d, name] : kDirections)
+    if (d == direction) return name;
+  return "?";
+}
+
+std::optional<Statistic> parse_statistic(std::string_view name) {
+  for (const auto& [s, n] : kStatistics)
+    if (name == n) return s;
+  return std::nullopt;
+}
+
+std::optional<Direction> parse_direction(std::string_view name) {
+  for (const auto& [d, n] : kDirections)
+    if (name == n) return d;
+  return std::nullopt;
+}
+
+const char* claim_outcome_name(ClaimOutcome outcome) {
+  switch (outcome) {
+    case ClaimOutcome::kNotRun: return "not run";
+    case ClaimOutcome::kNotInformative: return "not informative";
+    case ClaimOutcome::kReproduced: return "reproduced";
+    case ClaimOutcome::kDirectionOnly: return "direction reproduced, size not";
+    case ClaimOutcome::kContradicted: return "contradicted";
+    case ClaimOutcome::kSizeNotReproduced: return "claimed size not reproduced";
+    case ClaimOutcome::kUndecided: return "undecided";
+  }
+  return "?";
+}
+
+bool ClaimSide::matches(const Config& c) const {
+  return c.cell == cell && c.task == task && subset_of(task_options, c.task_options) &&
+         subset_of(model, c.model) && subset_of(train, c.train());
+}
+
+std::string ClaimSide::describe() const {
+  return cell + " on " + task + describe_json(task_options) + describe_json(model) +
+         describe_json(train);
+}
+
+bool Claim::one_arm() const {
+  return statistic == Statistic::kLottery || statistic == Statistic::kAtMost ||
+         statistic == Statistic::kAtLeast;
+}
+
+bool Claim::equivalence() const {
+  return !one_arm() && !all_of() &&
+         (direction == Direction::kNone || direction == Direction::kNotLess);
+}
+
+double Claim::claimed_size() const {
+  return statistic == Statistic::kFisher ? std::abs(effect_a - effect_b) : shift;
+}
+
+double Claim::floor_for(const Config& config) const {
+  return floor >= 0 ? floor : 0.5 * config.threshold();
+}
+
+std::vector<const ClaimComparison*> ClaimVerdict::informative() const {
+  std::vector<const ClaimComparison*> out;
+  for (const auto& c : comparisons)
+    if (c.informative()) out.push_back(&c);
+  return out;
+}
+
+std::vector<const ClaimComparison*> ClaimVerdict::sensitivity_depths() const {
+  if (verdict == ClaimOutcome::kNotInformative && !comparisons.empty())
+    return {&comparisons.front()};
+  return informative();
+}
+
+namespace {
+
+using ConfigPair = std::pair<const Config*, const Config*>;
+
+// The configs of each side, paired by depth (the value of `over`; one pair when there is no
+// `over`), in increasing depth. A side that matches two configs at one depth is a UsageError.
+std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const Config*>& configs) {
+  const std::string w = "claim '" + claim.id + "'";
+  std::map<std::string, ConfigPair> by_depth;
+  for (const Config* c : configs) {
+    for (int side = 0; side < 2; ++side) {
+      const ClaimSide& s = side == 0 ? claim.a : claim.b;
+      if (!s.matches(*c)) continue;
+      json depth = nullptr;
+      if (!claim.over.empty()) {
+        if (!c->task_options.contains(claim.over)) continue;
+        depth = c->task_options.at(claim.over);
+      }
+      auto& slot = by_depth[depth.dump()];
+      const Config*& target = side == 0 ? slot.first : slot.second;
+      if (target && target->key != c->key)
+        throw UsageError(
+            fmt::format("{}: side {} ({}) matches two configs{}: {} and {}", w,
+                        side == 0 ? "a" : "b", s.describe(),
+                        claim.over.empty() ? "" : " at " + claim.over + " " + depth.dump(),
+                        target->key, c->key),
+            "narrow the side with task_options, model or train fields");
+      target = c;
+    }
+  }
+  std::vector<ConfigPair> pairs;
+  for (const auto& [depth, slot] : by_depth)
+    if (slot.first && (claim.one_arm() || slot.second)) pairs.push_back(slot);
+  std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+    if (claim.over.empty()) return false;
+    const json& a = x.first->task_options.at(claim.over);
+    const json& b = y.first->task_options.at(claim.over);
+    return a.is_number() && b.is_number() ? a.get<double>() < b.get<double>() : a.dump() < b.dump();
+  });
+  return pairs;
+}
+
+stats::Alternative flip(stats::Alternative alt) {
+  return alt == stats::Alternative::kGreater ? stats::Alternative::kLess
+                                             : stats::Alternative::kGreater;
+}
+
+// p of the claim's test in its expected (or the opposite) direction. Two-sided claims count a
+// two-sided p only on the side the data fall (the other side gets 1).
+struct SidedP {
+  double expected = 1.0, opposite = 1.0;
+};
+template <class OneSided>
+SidedP sided_p(const Claim& claim, OneSided p_of) {
+  if (claim.direction == Direction::kNone) {
+    const double p = p_of(stats::Alternative::kTwoSided);
+    return {p, p};
+  }
+  const stats::Alternative up = claim.direction == Direction::kLess ? stats::Alternative::kLess
+                                                                    : stats::Alternative::kGreater;
+  const double pe = p_of(up), po = p_of(flip(up));
+  if (claim.sided == 1) return {pe, po};
+  const double two = p_of(stats::Alternative::kTwoSided);
+  return pe <= po ? SidedP{two, 1.0}
+                  : SidedP{1.0, two};  // the side the data fall on, not a rejection
+}
+
+// The best accuracy a seed reached (final or best held-out; not finite counts as 0).
+double best_of(const SeedOutcome& s) {
+  return std::max(std::isfinite(s.best_accuracy) ? s.best_accuracy : 0.0,
+                  std::isfinite(s.final_accuracy) ? s.final_accuracy : 0.0);
+}
+
+// MQAR dense against sparse labels with zero filler, the task otherwise the same: the same labels.
+bool vacuous_setting(const Config& a, const Config& b) {
+  const auto opts_without = [](json o, const char* key) {
+    o.erase(key);
+    return o;
+  };
+  return a.task == "mqar" && b.task == "mqar" &&
+         a.task_options.value("supervision", json("sparse")) !=
+             b.task_options.value("supervision", json("sparse")) &&
+         a.task_options.value("filler", json("zero")) == "zero" &&
+         b.task_options.value("filler", json("zero")) == "zero" &&
+         opts_without(a.task_options, "supervision") == opts_without(b.task_options, "supervision");
+}
+
+// Whether a depth can separate the arms (DepthReason), with the floor's numbers for recall claims.
+void set_depth_reason(const Claim& claim, const Config& a, const Config& b, ClaimComparison& cmp) {
+  cmp.reason = DepthReason::kInformative;
+  if (vacuous_setting(a, b)) {
+    cmp.reason = DepthReason::kVacuousSetting;
+  } else if (claim.statistic == Statistic::kFisher) {
+    if (cmp.k_a == 0 && cmp.k_b == 0)
+      cmp.reason = DepthReason::kFloor;
+    else if (cmp.k_a == cmp.n_a && cmp.k_b == cmp.n_b)
+      cmp.reason = DepthReason::kCeiling;
+  } else if (2 * cmp.k_a >= cmp.n_a && 2 * cmp.k_b >= cmp.n_b) {
+    // Most seeds of both arms lock in and stop there: their recalls are stopping points.
+    cmp.reason = DepthReason::kCeiling;
+  } else {
+    // The mirror of the ceiling: most seeds of both arms never learn (no lock-in, best recall below
+    // the floor), so the medians and the shift compare failures.
+    cmp.floor = claim.floor_for(a);
+    const auto failed = [&](const Config& c) {
+      int64_t n = 0;
+      for (const auto& s : c.seeds) n += !s.locked_in() && best_of(s) < cmp.floor ? 1 : 0;
+      return n;
+    };
+    cmp.failed_a = failed(a), cmp.failed_b = failed(b);
+    if (2 * cmp.failed_a >= cmp.n_a && 2 * cmp.failed_b >= cmp.n_b)
+      cmp.reason = DepthReason::kFloor;
+  }
+}
+
+// Counts and p at the stated threshold and below it, 0.1 apart down to half of it.
+std::vector<ClaimComparison::AtThreshold> threshold_sensitivity(const Claim& claim, const Config& a,
+                                                                const Config& b) {
+  std::vector<ClaimComparison::AtThreshold> out;
+  const double stated = a.threshold();
+  const auto count = [](const Config& c, double t, bool at_stated) {
+    int64_t k = 0;
+    for (const auto& s : c.seeds)
+      k += s.locked_in() ||
+                   (!at_stated && s.ok() && std::isfinite(s.best_accuracy) && s.best_accuracy >= t)
+               ? 1
+               : 0;
+    return k;
+  };
+  std::vector<double> ladder{stated};  // then the round tenths below it, down to half of it
+  for (double t = std::ceil(stated * 10 - 1) / 10; t >= 0.5 * stated - 1e-9; t -= 0.1)
+    if (t < stated - 1e-9) ladder.push_back(std::round(t * 10) / 10);
+  const int64_t n_a = static_cast<int64_t>(a.seeds.size()),
+                n_b = static_cast<int64_t>(b.seeds.size());
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    ClaimComparison::AtThreshold at;
+    at.threshold = ladder[i];
+    at.k_a = count(a, at.threshold, i == 0);
+    at.k_b = count(b, at.threshold, i == 0);
+    const stats::Table2x2 table{at.k_a, n_a - at.k_a, at.k_b, n_b - at.k_b};
+    at.p = sided_p(claim, [&](stats::Alternative alt) {
+             return stats::fisher_p_value(table, alt);
+           }).expected;
+    out.push_back(at);
+  }
+  return out;
+}
+
+// The claim's test at one depth in its expected and opposite directions, and the interval for a −
+// b.
+void test_pair(const Claim& claim, const Config& a, const Config& b, double level,
+               ClaimComparison& cmp) {
+  SidedP p;
+  if (claim.statistic == Statistic::kFisher) {
+    const stats::Table2x2 t{cmp.k_a, cmp.n_a - cmp.k_a, cmp.k_b, cmp.n_b - cmp.k_b};
+    p = sided_p(claim, [&](stats::Alternative alt) { return stats::fisher_p_value(t, alt); });
+    const stats::Interval i = stats::newcombe_difference(cmp.k_a, cmp.n_a, cmp.k_b, cmp.n_b, level);
+    cmp.effect = tally(a).rate() - tally(b).rate(), cmp.low = i.low, cmp.high = i.high;
+    cmp.sensitivity = threshold_sensitivity(claim, a, b);
+  } else {
+    const auto ra = recalls(a), rb = recalls(b);
+    p = sided_p(claim,
+                [&](stats::Alternative alt) { return stats::mann_whitney_u(ra, rb, alt).p_value; });
+    const stats::ShiftEstimate e = stats::hodges_lehmann(ra, rb, level);
+    cmp.effect = e.estimate, cmp.low = std::max(-1.0, e.low), cmp.high = std::min(1.0, e.high);
+  }
+  cmp.p_expected = p.expected;
+  cmp.p_opposite = p.opposite;
+}
+
+// One depth: the counts, whether the depth can separate the arms, the test, the interval and the
+// power.
+ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double alpha_each) {
+  const auto& [a, b] = pair;
+  ClaimComparison cmp;
+  cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
+  cmp.key_a = a->key;
+  cmp.key_b = b->key;
+  const ConfigSummary sa = summarize(*a), sb = summarize(*b);
+  cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
+  cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
+  set_depth_reason(claim, *a, *b, cmp);
+  test_pair(claim, *a, *b, 1.0 - 2.0 * alpha_each, cmp);
+  if (claim.equivalence())
+    cmp.power = detail::equivalence_power(
+        claim, *a, *b, static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1), sa.n,
+        sb.n, alpha_each);
+  else
+    cmp.power = detail::directional_power(claim, recalls(*b), sa.n, sb.n, alpha_each);
+  return cmp;
+}
+
+// Holm over the informative depths in each direction (into p_expected_adj, p_opposite_adj); whether
+// every such depth is significant as expected and whether any is the other way.
+std::pair<bool, bool> holm_over(std::vector<ClaimComparison>& comparisons, double alpha) {
+  std::vector<ClaimComparison*> used;
+  std::vector<double> pe, po;
+  for (auto& c : comparisons)
+    if (c.informative()) used.push_back(&c), pe.push_back(c.p_expected), po.push_back(c.p_opposite);
+  const auto pe_adj = stats::p_adjust(pe, stats::AdjustMethod::kHolm);
+  const auto po_adj = stats::p_adjust(po, stats::AdjustMethod::kHolm);
+  bool all_expected = true, any_opposite = false;
+  for (size_t i = 0; i < used.size(); ++i) {
+    used[i]->p_expected_adj = pe_adj[i];
+    used[i]->p_opposite_adj = po_adj[i];
+    all_expected = all_expected && stats::significant(pe_adj[i], alpha);
+    any_opposite = any_opposite || stats::significant(po_adj[i], alpha);
+  }
+  return {all_expected, any_opposite};
+}
+
+// The smallest power over the informative depths (1 when there are none).
+double min_power(const ClaimVerdict& v) {
+  double power = 1.0;
+  for (const ClaimComparison* c : v.informative()) power = std::min(power, c->power);
+  return power;
+}
+
+// Whether the significance at some threshold differs from the stated threshold's, over the depths
+// the verdict's sensitivity covers.
+bool threshold_hangs(const ClaimVerdict& v, double alpha) {
+  for (const ClaimComparison* c : v.sensitivity_depths()) {
+    if (c->sensitivity.empty()) continue;
+    const bool at_stated = stats::significant(c->sensitivity.front().p, alpha);
+    for (const auto& at : c->sensitivity)
+      if (stats::significant(at.p, alpha) != at_stated) return true;
+  }
+  return false;
+}
+
+ClaimVerdict not_run(const Claim& claim) {
+  ClaimVerdict v;
+  v.claim = &claim;
+  v.verdict = ClaimOutcome::kNotRun;
+  v.reason = claim.needs.empty() ? ClaimReason::kNoResults : ClaimReason::kNeedsScale;
+  return v;
+}
+
+// Whether every informative depth's interval lies inside the margin, and whether any lies outside
+// it.
+std::pair<bool, bool> against_margin(const Claim& claim, const ClaimVerdict& v) {
+  const double m = claim.claimed_size();
+  const bool none = claim.direction == Direction::kNone;
+  bool all_inside = true, any_outside = false;
+  for (const ClaimComparison* c : v.informative()) {
+    all_inside = all_inside && (none ? c->low > -m && c->high < m : c->low > -m);
+    any_outside = any_outside || (none ? c->low > m || c->high < -m : c->high < -m);
+  }
+  return {all_inside, any_outside};
+}
+
+// Whether some informative depth's interval ends short of the claimed size on the expected side.
+bool size_ruled_out(const Claim& claim, const ClaimVerdict& v) {
+  for (const ClaimComparison* c : v.informative()) {
+    // How far the interval reaches in the expected direction.
+    const double reach = claim.direction == Direction::kLess ? -c->low : c->high;
+    if (reach < claim.claimed_size()) return true;
+  }
+  return false;
+}
+
+// A two-arm claim's verdict from its informative depths (Holm-adjusted already).
+ClaimOutcome two_arm_outcome(const Claim& claim, const ClaimVerdict& v, bool all_expected,
+                             bool any_opposite) {
+  if (claim.equivalence()) {
+    const auto [all_inside, any_outside] = against_margin(claim, v);
+    return all_inside    ? ClaimOutcome::kReproduced
+           : any_outside ? ClaimOutcome::kContradicted
+                         : ClaimOutcome::kUndecided;
+  }
+  if (all_expected)
+    return size_ruled_out(claim, v) ? ClaimOutcome::kDirectionOnly : ClaimOutcome::kReproduced;
+  if (any_opposite) return ClaimOutcome::kContradicted;
+  return v.power >= kClaimPower ? ClaimOutcome::kSizeNotReproduced : ClaimOutcome::kUndecided;
+}
+
+ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  if (pairs.empty()) return not_run(claim);
+  ClaimVerdict v;
+  v.claim = &claim;
+  const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
+  for (const auto& pair : pairs) v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
+  if (v.informative().empty()) {
+    v.verdict = ClaimOutcome::kNotInformative;
+    v.reason = ClaimReason::kEveryDepthLeftOut;
+  } else {
+    const auto [all_expected, any_opposite] = holm_over(v.comparisons, claim.alpha);
+    v.power = min_power(v);
+    v.verdict = two_arm_outcome(claim, v, all_expected, any_opposite);
+    v.reason = ClaimReason::kTested;
+    if (v.verdict == ClaimOutcome::kUndecided) {
+      v.reason = ClaimReason::kUnderpowered;
+      v.seeds_needed = detail::seeds_needed(claim, *pairs.front().first, *pairs.front().second,
+                                            v.comparisons.front().n_a, alpha_each);
+    }
+  }
+  v.threshold_hangs = threshold_hangs(v, claim.alpha);
+  return v;
+}
+
+// One depth of a one-arm claim: the seeds in between (lottery), above the level (at-most) or below
+// it (at-least), tested against the null share `p0` (the lottery's bound, else a half).
+ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, double alpha_each) {
+  ClaimComparison c;
+  c.depth = claim.over.empty() ? json(nullptr) : a.task_options.at(claim.over);
+  c.key_a = a.key;
+  const ConfigSummary sa = summarize(a);
+  c.n_a = sa.n;
+  c.recall_a = sa.recall.median;
+  c.floor = claim.floor_for(a);
+  int64_t learned = 0;
+  for (const auto& s : a.seeds) {
+    const bool finite = std::isfinite(s.final_accuracy);
+    learned += s.locked_in() || best_of(s) >= c.floor ? 1 : 0;
+    if (claim.statistic == Statistic::kLottery)
+      c.k_a += !s.locked_in() && best_of(s) >= c.floor ? 1 : 0;
+    else if (claim.statistic == Statistic::kAtMost)
+      c.k_a += finite && s.final_accuracy > claim.bound ? 1 : 0;
+    else
+      c.k_a += !(finite && s.final_accuracy >= claim.bound) ? 1 : 0;  // at-least: below the level
+  }
+  if (claim.statistic == Statistic::kLottery && learned == 0)
+    c.reason = DepthReason::kFloor;
+  else if (claim.statistic == Statistic::kLottery && sa.k == sa.n)
+    c.reason = DepthReason::kCeiling;
+  c.p_expected = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kLess).p_value;
+  c.p_opposite = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kGreater).p_value;
+  const stats::Interval ci = stats::clopper_pearson(c.k_a, c.n_a, 1.0 - 2.0 * alpha_each);
+  c.effect = static_cast<double>(c.k_a) / c.n_a, c.low = ci.low, c.high = ci.high;
+  // Power when nothing sits in between (lottery) or every seed is on the claimed side of the level:
+  // whether k = 0 is significant with these seeds.
+  c.power = detail::one_arm_power(c.n_a, p0, alpha_each);
+  return c;
+}
+
+// One-arm claims: the lottery's middle share, or recall at most (at least) a level.
+ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+  if (pairs.empty()) return not_run(claim);
+  ClaimVerdict v;
+  v.claim = &claim;
+  const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
+  const double p0 = claim.statistic == Statistic::kLottery ? claim.bound : 0.5;
+  for (const auto& pair : pairs)
+    v.comparisons.push_back(compare_one_arm(claim, *pair.first, p0, alpha_each));
+  if (v.informative().empty()) {
+    v.verdict = ClaimOutcome::kNotInformative;
+    v.reason = ClaimReason::kEveryDepthLeftOut;
+    return v;
+  }
+  const auto [all_expected, any_opposite] = holm_over(v.comparisons, claim.alpha);
+  v.power = min_power(v);
+  v.verdict = all_expected   ? ClaimOutcome::kReproduced
+              : any_opposite ? ClaimOutcome::kContradicted
+                             : ClaimOutcome::kUndecided;
+  v.reason = ClaimReason::kTested;
+  if (v.verdict == ClaimOutcome::kUndecided) {
+    v.reason = ClaimReason::kUnderpowered;
+    v.seeds_needed = detail::one_arm_seeds_needed(p0, alpha_each);
+  }
+  return v;
+}
+
+// The conjunction of other claims' verdicts.
+ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& verdicts) {
+  ClaimVerdict v;
+  v.claim = &claim;
+  v.reason = ClaimReason::kParts;
+  for (const std::string& id : claim.of)
+    for (const auto& p : verdicts)
+      if (p.claim && p.claim->id == id) v.parts.push_back({id, p.verdict});
+  const auto any = [&](ClaimOutcome kind) {
+    return std::any_of(v.parts.begin(), v.parts.end(),
+                       [&](const ClaimPart& p) { return p.verdict == kind; });
+  };
+  const bool all_reproduced = std::all_of(v.parts.begin(), v.parts.end(), [](const ClaimPart& p) {
+    return p.verdict == ClaimOutcome::kReproduced;
+  });
+  v.verdict = any(ClaimOutcome::kContradicted)     ? ClaimOutcome::kContradicted
+              : any(ClaimOutcome::kNotRun)         ? ClaimOutcome::kNotRun
+              : any(ClaimOutcome::kNotInformative) ? ClaimOutcome::kNotInformative
+              : all_reproduced                     ? ClaimOutcome::kReproduced
+                                                   : ClaimOutcome::kUndecided;
+  return v;
+}
+
+}  // namespace
+
+std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results) {
+  std::vector<const Config*> configs;
+  for (const auto& r : results)
+    for (const auto& c : r.configs) configs.push_back(&c);
+  std::vector<ClaimVerdict> out;
+  for (const auto& claim : set.claims) {
+    if (claim.all_of())
+      out.emplace_back();  // after its parts
+    else if (claim.one_arm())
+      out.push_back(judge_one_arm(claim, match_sides(claim, configs)));
+    else
+      out.push_back(judge_two_arm(claim, match_sides(claim, configs)));
+  }
+  for (size_t i = 0; i < set.claims.size(); ++i)
+    if (set.claims[i].all_of()) out[i] = judge_all_of(set.claims[i], out);
+  return out;
+}
+
+int verify_exit_code(const std::vector<ClaimVerdict>& verdicts) {
+  for (const auto& v : verdicts)
+    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced) return 1;
+  return 0;
+}
+
+}  // namespace rb::judge

@@ -1,0 +1,191 @@
+// Claims as data and their verdicts as typed data (`recallbench verify`): a claim is a contrast
+// between two configurations with a statistic, a direction and a claimed effect, or a bound on one
+// arm. The file format and the verdict rules are in reports/claims_schema.md; the sentences about a
+// verdict are reports/claims.h's.
+//
+//   ClaimSet set = read_claims("ci/claims/seed-claims.json");
+//   std::vector<ClaimVerdict> v = verify_claims(set, {load_results("results")});
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/results.h"
+
+namespace rb::judge {
+
+// The schema version of claims files, and of verify's verdicts document.
+inline constexpr int kClaimsSchemaVersion = 1;
+// The power at which a claimed effect counts as detectable.
+inline constexpr double kClaimPower = 0.8;
+
+// What tests a claim. Two arms: kFisher (lock-in counts), kMannWhitney (per-seed final recall). One
+// arm (side a alone): kLottery (the share of seeds in between), kAtMost and kAtLeast (the median
+// seed's recall against a level). kAllOf: the conjunction of other claims.
+enum class Statistic { kFisher, kMannWhitney, kLottery, kAtMost, kAtLeast, kAllOf };
+// Where a two-arm claim puts a relative to b: kGreater, kLess, kNone (no difference within a
+// margin), kNotLess (a at least as good as b, within a margin).
+enum class Direction { kGreater, kLess, kNone, kNotLess };
+
+// The names claims files and verify's JSON use: "fisher", "mann-whitney", "lottery", "at-most",
+// "at-least", "all-of"; "greater", "less", "none", "not-less".
+const char* statistic_name(Statistic statistic);
+const char* direction_name(Direction direction);
+// The statistic or direction a name means; nullopt for any other name.
+std::optional<Statistic> parse_statistic(std::string_view name);
+std::optional<Direction> parse_direction(std::string_view name);
+
+// Which configs a side of a claim means: equal cell and task, and the given fields of task_options,
+// model and train (subsets; e.g. {"curriculum": "distance"}).
+struct ClaimSide {
+  std::string cell, task;
+  json task_options = json::object(), model = json::object(), train = json::object();
+  bool matches(const Config& c) const;
+  // "diag+conv on mqar pairs:8 curriculum:distance": the cell, the task and the given fields.
+  std::string describe() const;
+};
+
+struct Claim {
+  std::string id;
+  std::string quote;   // the sentence it tests, quoted from the source
+  std::string source;  // where the sentence is
+  std::string preset;  // the battery (preset or file) whose runs it reads
+  ClaimSide a, b;      // b: two-arm claims only
+  std::string over;    // per-depth comparison over this task option ("" = one comparison)
+  Statistic statistic = Statistic::kFisher;
+  // Two-arm claims only (one-arm and all-of claims have none).
+  Direction direction = Direction::kGreater;
+  double effect_a = 0.0, effect_b = 0.0;  // fisher: the claimed lock-in rates
+  double shift = 0.0;  // mann-whitney: the claimed recall difference a − b (> 0)
+  double bound = 0.0;  // lottery: largest share of seeds in between; at-most, at-least: the recall
+  std::vector<std::string> of;  // all-of: the claims that must all be reproduced
+  double alpha = 0.05;
+  int sided = 1;  // directional claims: 1 (one-sided test) or 2 (two-sided, observed side checked)
+  // The recall below which a seed has not learned (< 0: half the lock-in threshold).
+  double floor = -1.0;
+  bool gate = false;  // verify exits 1 when a gated claim is not reproduced
+  std::string needs;  // the scale this claim needs when it cannot run here ("" = runs here)
+
+  bool one_arm() const;  // lottery, at-most or at-least: side a alone
+  bool all_of() const { return statistic == Statistic::kAllOf; }
+  // A tie or non-inferiority claim (none, not-less): its effect is a margin, judged by the
+  // interval.
+  bool equivalence() const;
+  // The claimed size: the lock-in rate difference or the recall shift (none, not-less: the margin).
+  double claimed_size() const;
+  // The recall below which a seed of `config` has not learned: `floor`, or half its threshold.
+  double floor_for(const Config& config) const;
+};
+
+struct ClaimSet {
+  std::string source;  // the file
+  std::vector<Claim> claims;
+};
+
+// Reads a claims file; a bad field is a UsageError naming the claim and the field, an unknown
+// statistic or direction one naming the names there are (judge/claims_file.cpp).
+ClaimSet read_claims(const std::filesystem::path& path);
+ClaimSet claims_from_json(const json& doc, const std::string& where);
+
+// Why a depth cannot tell the arms apart and is left out of the verdict.
+enum class DepthReason {
+  kInformative,     // it can: the verdict reads it
+  kVacuousSetting,  // MQAR dense against sparse labels with zero filler: the same labels
+  // Fisher: 0/n vs 0/n; recall: most seeds of both arms never learn; lottery: no seed learns.
+  kFloor,
+  // Fisher: n/n vs n/n; recall: most seeds of both arms lock in; lottery: every seed does.
+  kCeiling,
+};
+
+// One compared pair of configs (one depth of a per-depth claim); one-arm claims fill the a fields
+// alone.
+struct ClaimComparison {
+  json depth = nullptr;  // the value of `over` (null without)
+  std::string key_a, key_b;
+  // Seeds that locked in of the seeds, per arm; one arm: k_a counts the seeds in between, above or
+  // below (the claim's statistic).
+  int64_t k_a = 0, n_a = 0, k_b = 0, n_b = 0;
+  double recall_a = 0.0, recall_b = 0.0;  // median final recall
+  double p_expected = 1.0;  // p of the test in the expected direction (two-sided for "none")
+  double p_opposite = 1.0;  // p of the opposite one-sided test ("none": the two-sided p)
+  double p_expected_adj = 1.0, p_opposite_adj = 1.0;  // Holm over depths
+  double power = 0.0;                                 // power for the claimed effect at these seeds
+  double effect = 0.0;  // observed a - b: lock-in rate difference, or Hodges–Lehmann recall shift
+  double low = 0.0, high = 0.0;  // its (1 - 2 alpha / depths) interval
+  DepthReason reason = DepthReason::kInformative;
+  double floor = 0.0;                  // recall and one-arm claims: the recall floor of this depth
+  int64_t failed_a = 0, failed_b = 0;  // recall claims: seeds below the floor that never locked in
+  struct AtThreshold {
+    double threshold = 0.0;
+    int64_t k_a = 0, k_b = 0;
+    double p = 1.0;  // the claim's test in its expected direction, unadjusted
+  };
+  // Fisher claims: the stated threshold first, then lower ones.
+  std::vector<AtThreshold> sensitivity;
+
+  bool informative() const { return reason == DepthReason::kInformative; }
+};
+
+// Every verdict `verify` gives (the rules: reports/claims_schema.md).
+enum class ClaimOutcome {
+  kNotRun,             // "not run"
+  kNotInformative,     // "not informative"
+  kReproduced,         // "reproduced"
+  kDirectionOnly,      // "direction reproduced, size not"
+  kContradicted,       // "contradicted"
+  kSizeNotReproduced,  // "claimed size not reproduced"
+  kUndecided,          // "undecided"
+};
+// The verdict as `verify` writes it (text, JSON, pages): "not run", ..., "undecided".
+const char* claim_outcome_name(ClaimOutcome outcome);
+
+// Why a claim got its verdict, beyond the verdict itself.
+enum class ClaimReason {
+  kTested,             // the tests at the informative depths decide (comparisons, power)
+  kNeedsScale,         // not run: the claim needs a scale that does not run here (Claim::needs)
+  kNoResults,          // not run: no config matches a side (Claim::preset names the battery to run)
+  kEveryDepthLeftOut,  // not informative: each depth at a floor, a ceiling or vacuous (DepthReason)
+  kUnderpowered,       // undecided: power below kClaimPower; seeds_needed: how many would reach it
+  kParts,              // all-of: its parts' verdicts (parts)
+};
+
+// An all-of claim's part: its id and its verdict.
+struct ClaimPart {
+  std::string id;
+  ClaimOutcome verdict = ClaimOutcome::kNotRun;
+};
+
+struct ClaimVerdict {
+  const Claim* claim = nullptr;
+  ClaimOutcome verdict = ClaimOutcome::kNotRun;
+  ClaimReason reason = ClaimReason::kNoResults;
+  std::vector<ClaimComparison> comparisons;
+  double power = 0.0;  // the smallest power over the informative depths
+  // Undecided: the seeds per arm that reach kClaimPower (0 = not within the search).
+  int64_t seeds_needed = 0;
+  std::vector<ClaimPart> parts;  // all-of: in the order of Claim::of
+  // Fisher claims: whether the significance at some lower threshold differs from the stated one's.
+  bool threshold_hangs = false;
+
+  // The depths the verdict reads (those not left out), in depth order.
+  std::vector<const ClaimComparison*> informative() const;
+  // The depths whose threshold sensitivity the verdict reports: the informative ones, or the first
+  // depth when none is (a not-informative claim still shows how its counts move with the
+  // threshold).
+  std::vector<const ClaimComparison*> sensitivity_depths() const;
+};
+
+// One verdict per claim, in the file's order, from the configs of every results set together. A
+// side that matches two configs at one depth is a UsageError (make the selector narrower).
+std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results);
+
+// Exit status of `verify`: 1 when a gated claim is not reproduced, else 0.
+int verify_exit_code(const std::vector<ClaimVerdict>& verdicts);
+
+}  // namespace rb::judge
