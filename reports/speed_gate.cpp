@@ -29,17 +29,6 @@ double unit_to_ns(const std::string& unit, const std::string& where) {
 
 double median(const std::vector<double>& v) { return quantile(v, 0.5); }
 
-int severity(SpeedVerdict v) {
-  switch (v) {
-    case SpeedVerdict::kRegression: return 4;
-    case SpeedVerdict::kInconclusive: return 3;
-    case SpeedVerdict::kUnreliable: return 2;
-    case SpeedVerdict::kImprovement: return 1;
-    case SpeedVerdict::kNoChange: return 0;
-  }
-  return 0;
-}
-
 std::string pct(double x) { return fmt::format("{:+.1f}%", 100.0 * x); }
 
 std::string time_str(double ns) {
@@ -70,16 +59,6 @@ BenchFile divided(BenchFile f, double scale) {
 
 }  // namespace
 
-const char* speed_verdict_name(SpeedVerdict v) {
-  switch (v) {
-    case SpeedVerdict::kNoChange: return "no change";
-    case SpeedVerdict::kImprovement: return "improvement";
-    case SpeedVerdict::kUnreliable: return "unreliable";
-    case SpeedVerdict::kInconclusive: return "inconclusive";
-    case SpeedVerdict::kRegression: return "regression";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -180,16 +159,13 @@ void judge_bench(BenchComparison& b, const SpeedGateOptions& o) {
 
 // The counts of each verdict and the worst one.
 void tally_verdicts(SpeedComparison& c) {
-  for (const auto& b : c.benchmarks) {
-    switch (b.verdict) {
-      case SpeedVerdict::kRegression: ++c.regressions; break;
-      case SpeedVerdict::kImprovement: ++c.improvements; break;
-      case SpeedVerdict::kInconclusive: ++c.inconclusive; break;
-      case SpeedVerdict::kUnreliable: ++c.unreliable; break;
-      case SpeedVerdict::kNoChange: ++c.unchanged; break;
-    }
-    if (severity(b.verdict) > severity(c.verdict)) c.verdict = b.verdict;
-  }
+  const auto n = judge::count_verdicts<SpeedVerdict>(c.benchmarks);
+  c.regressions = n.of(SpeedVerdict::kRegression);
+  c.improvements = n.of(SpeedVerdict::kImprovement);
+  c.inconclusive = n.of(SpeedVerdict::kInconclusive);
+  c.unreliable = n.of(SpeedVerdict::kUnreliable);
+  c.unchanged = n.of(SpeedVerdict::kNoChange);
+  c.verdict = n.worst(SpeedVerdict::kNoChange);
 }
 
 void check_options(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
@@ -243,16 +219,14 @@ SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& curren
   for (auto& b : c.benchmarks) judge_bench(b, o);
   tally_verdicts(c);
   std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(), [](const BenchComparison& x, const BenchComparison& y) {
-    if (severity(x.verdict) != severity(y.verdict)) return severity(x.verdict) > severity(y.verdict);
+    if (x.verdict != y.verdict) return x.verdict > y.verdict;
     return x.name < y.name;
   });
   return c;
 }
 
 int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive) {
-  if (c.regressions > 0) return kExitRegression;
-  if (fail_on_inconclusive && (c.inconclusive > 0 || c.unreliable > 0)) return kExitInconclusive;
-  return kExitOk;
+  return judge::gate_exit_code(judge::gate_effect(c.verdict), fail_on_inconclusive);
 }
 
 json speed_comparison_to_json(const SpeedComparison& c) {

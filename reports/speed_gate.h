@@ -32,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/verdict.h"
 #include "reports/bench_json.h"
 #include "reports/document.h"
 #include "stats/stats.h"
@@ -62,9 +63,9 @@ struct SpeedGateOptions {
   std::string reference;         // benchmark whose median, per file, divides every time ("" = raw times)
 };
 
-enum class SpeedVerdict { kNoChange, kImprovement, kUnreliable, kInconclusive, kRegression };
+using judge::SpeedVerdict;  // judge/verdict.h: the gates share one severity order, tally and exit code
 // "no change", "improvement", "unreliable", "inconclusive", "regression".
-const char* speed_verdict_name(SpeedVerdict v);
+using judge::speed_verdict_name;
 
 // Name prefix of the machine-ceiling benchmarks, shown but not gated.
 inline constexpr const char* kCeilingPrefix = "ceiling/";
