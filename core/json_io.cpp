@@ -153,6 +153,16 @@ std::string string_or(const json& object, const std::string& key, const std::str
   return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+double number_or(const json& j, const char* key, double fallback) {
+  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
+  return j.at(key).get<double>();
+}
+
+int64_t integer_or(const json& j, const char* key, int64_t fallback) {
+  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
+  return checked_integer(j.at(key), key);
+}
+
 int64_t checked_integer(const json& v, const std::string& name) {
   const auto bad = [&] {
     return UsageError("field '" + name + "' got " + v.dump() + ", expected a whole number within ±9.2e18");

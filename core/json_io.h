@@ -56,6 +56,11 @@ std::string kind_of(const json& doc);
 // only shown (a run context's git_commit or date, a cell's description), where one of another type is shown as
 // unknown. `object.value(key, fallback)` would throw a type error there.
 std::string string_or(const json& object, const std::string& key, const std::string& fallback);
+// object[key] when it is a number, else `fallback` (absent, null or another type).
+double number_or(const json& object, const char* key, double fallback);
+// object[key] as an int64 when it is a number (checked_integer: UsageError when it is not a whole number in
+// range), else `fallback`.
+int64_t integer_or(const json& object, const char* key, int64_t fallback);
 
 // A JSON number as an int64, or UsageError naming `name` when it is not a whole number within int64's range
 // (a float such as 4.4e24 would otherwise convert with undefined behaviour).

@@ -12,16 +12,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double number_or(const json& j, const char* key, double fallback) {
-  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
-  return j.at(key).get<double>();
-}
-
-int64_t integer_or(const json& j, const char* key, int64_t fallback) {
-  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
-  return checked_integer(j.at(key), key);
-}
-
 }  // namespace
 
 std::string Config::task_label() const {

@@ -20,16 +20,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double number_or(const json& j, const char* key, double fallback) {
-  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
-  return j.at(key).get<double>();
-}
-
-int64_t integer_or(const json& j, const char* key, int64_t fallback) {
-  if (!j.contains(key) || !j.at(key).is_number()) return fallback;
-  return checked_integer(j.at(key), key);
-}
-
 // An optional string field ("" when absent or null); a stored fingerprint of another type was edited.
 std::string string_or_null(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key) || j.at(key).is_null()) return "";

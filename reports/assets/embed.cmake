@@ -1,12 +1,13 @@
 # Writes OUT, the translation unit that embeds the HTML pages' style sheets and script in the
-# executables (reports/report_assets.h): each file of ASSETS_DIR named in ASSETS as a string
-# literal, byte for byte, and each named in ONE_LINE_ASSETS with its line breaks dropped. A file's
-# symbol is its name in kCamelCase: report.css is kReportCss. reports/CMakeLists.txt runs this at
-# build time whenever one of the files changes.
-#   cmake -DASSETS_DIR=<reports/assets> -DASSETS=a.css,b.js -DONE_LINE_ASSETS=c.css \
-#         -DOUT=<file.cpp> -P embed.cmake
+# executables (reports/report_assets.h): each file assets.cmake lists in RB_REPORT_ASSETS as a
+# string literal, byte for byte, and each in RB_REPORT_ASSETS_ONE_LINE with its line breaks dropped.
+# A file's symbol is its name in kCamelCase: report.css is kReportCss. reports/CMakeLists.txt runs
+# this at build time whenever one of the files changes (ci/fuzz runs it too).
+#   cmake -DOUT=<file.cpp> -P reports/assets/embed.cmake
 cmake_minimum_required(VERSION 3.25)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/embed_literal.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/assets.cmake")
+set(ASSETS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(delimiter "rbasset")  # of the raw string literals; a file containing )rbasset" is refused
 
 # Appends to `cpp` the definition of the file's symbol ("history.css" defines kHistoryCss); `mode`
@@ -31,14 +32,14 @@ endfunction()
 set(cpp "// Generated from reports/assets/ by reports/assets/embed.cmake at build time: ")
 string(APPEND cpp "do not edit.\n#include \"reports/report_assets.h\"\n\n")
 string(APPEND cpp "namespace rb::reports {\n\n")
-string(REPLACE "," ";" assets "${ASSETS}")
-foreach(file ${assets})
+foreach(file ${RB_REPORT_ASSETS})
   append_asset(${file} "")
 endforeach()
-string(REPLACE "," ";" one_line_assets "${ONE_LINE_ASSETS}")
-foreach(file ${one_line_assets})
+foreach(file ${RB_REPORT_ASSETS_ONE_LINE})
   append_asset(${file} ONE_LINE)
 endforeach()
 string(APPEND cpp "}  // namespace rb::reports\n")
+# Rewritten only when its text changes, so an unchanged asset recompiles (and relinks the fuzz targets) nothing.
 file(WRITE "${OUT}.tmp" "${cpp}")
-file(RENAME "${OUT}.tmp" "${OUT}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")

@@ -235,7 +235,7 @@ PY
 }
 
 # The verdict and the configs of a report JSON that are not "no change", as two lines: the verdict, then
-# the configs separated by \x1e (fields: reports/compare.cpp comparison_to_json).
+# the configs separated by \x1e (fields: reports/gate_text.cpp comparison_to_json).
 summarise_report() {
   python3 - "$1" <<'PY'
 import json, sys
