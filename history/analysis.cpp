@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "reports/history_page.h"
 #include "reports/report.h"
 
 namespace rb::history {
@@ -69,27 +70,7 @@ double level(const Series& s, int64_t lo, int64_t hi) {
   return kNaN;
 }
 
-void describe_effect(Change& c) {
-  switch (c.metric) {
-    case Metric::kLockIn:
-      c.effect = c.after - c.before;
-      c.effect_label = fmt::format("{:+.0f} points", 100.0 * c.effect);
-      break;
-    case Metric::kTime:
-    case Metric::kSpeed:
-      c.effect = c.before > 0 ? c.after / c.before : kNaN;
-      c.effect_label = !std::isfinite(c.effect) ? "n/a"
-                       : c.effect >= 1.0        ? fmt::format("x{:.2f} slower", c.effect)
-                                                : fmt::format("x{:.2f} faster", 1.0 / c.effect);
-      break;
-    case Metric::kRecall:
-      c.effect = c.after - c.before;
-      c.effect_label = fmt::format("{:+.3f} recall", c.effect);
-      break;
-  }
-}
-
-Change make_change(const Series& s, const std::vector<CommitInfo>& commits, const std::string& kind, int64_t at,
+Change make_change(const Series& s, const std::vector<CommitInfo>& commits, judge::ChangeKind kind, int64_t at,
                    int64_t lo, int64_t hi, double p, double p_adj) {
   Change c;
   c.series = s.name;
@@ -98,7 +79,7 @@ Change make_change(const Series& s, const std::vector<CommitInfo>& commits, cons
   c.kind = kind;
   c.index = s.commit_index[static_cast<size_t>(at)];
   c.commit = commits[static_cast<size_t>(c.index)].hash;
-  if (kind == "drift") {
+  if (kind == judge::ChangeKind::kDrift) {
     c.first_commit = commits[static_cast<size_t>(s.commit_index[static_cast<size_t>(lo)])].hash;
     c.last_commit = commits[static_cast<size_t>(s.commit_index[static_cast<size_t>(hi - 1)])].hash;
   } else if (at > 0 && c.index - s.commit_index[static_cast<size_t>(at - 1)] > 1) {
@@ -109,7 +90,6 @@ Change make_change(const Series& s, const std::vector<CommitInfo>& commits, cons
   c.after = level(s, at, hi);
   c.p = p;
   c.p_adjusted = p_adj;
-  describe_effect(c);
   return c;
 }
 
@@ -221,22 +201,6 @@ rb::Config with_identity(const History& history, const std::string& commit, rb::
 
 }  // namespace
 
-const char* metric_name(Metric m) {
-  switch (m) {
-    case Metric::kLockIn: return "lock-in";
-    case Metric::kTime: return "time";
-    case Metric::kRecall: return "recall";
-    case Metric::kSpeed: return "speed";
-  }
-  return "?";
-}
-
-Metric parse_metric(const std::string& name) {
-  for (Metric m : {Metric::kLockIn, Metric::kTime, Metric::kRecall, Metric::kSpeed})
-    if (name == metric_name(m)) return m;
-  throw UsageError("unknown metric '" + name + "'", "valid metrics: lock-in, time, recall, speed");
-}
-
 Analysis analyse(const History& history, const AnalysisOptions& options) {
   RB_CHECK_INPUT(options.alpha > 0 && options.alpha < 1, "alpha must be in (0, 1)");
   const Loaded d = load(history, options.config_selector);
@@ -339,9 +303,9 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
     for (size_t t = 0; t < splits.size(); ++t) {
       const int64_t at = splits[t].split;
       const auto pos = std::lower_bound(cuts.begin(), cuts.end(), at) - cuts.begin();
-      a.changes.push_back(make_change(s, d.commits, "step", at, cuts[static_cast<size_t>(pos - 1)],
+      a.changes.push_back(make_change(s, d.commits, judge::ChangeKind::kStep, at, cuts[static_cast<size_t>(pos - 1)],
                                       cuts[static_cast<size_t>(pos + 1)], splits[t].p, t == 0 ? p_adj[e] : splits[t].p));
-      a.changes.back().design = splits[t].within_seeds ? "seeds" : "commits";
+      a.changes.back().design = splits[t].within_seeds ? judge::Design::kSeeds : judge::Design::kCommits;
     }
     if (auto it = best_drift.find(si); it != best_drift.end()) {
       const bool within = entries[it->second].test.within_seeds;
@@ -357,8 +321,8 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
   for (const auto& [si, e] : best_drift) {
     const Series& s = series[si];
     const auto n = static_cast<int64_t>(s.groups.size());
-    a.changes.push_back(make_change(s, d.commits, "drift", n / 2, 0, n, entries[e].test.p, p_adj[e]));
-    a.changes.back().design = entries[e].test.within_seeds ? "seeds" : "commits";
+    a.changes.push_back(make_change(s, d.commits, judge::ChangeKind::kDrift, n / 2, 0, n, entries[e].test.p, p_adj[e]));
+    a.changes.back().design = entries[e].test.within_seeds ? judge::Design::kSeeds : judge::Design::kCommits;
   }
   std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
     return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
@@ -368,10 +332,11 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
 
 json change_json(const Change& c, const Analysis& a) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  json j = {{"config", c.series},  {"label", c.label},   {"metric", metric_name(c.metric)}, {"kind", c.kind},
-            {"design", c.design},
+  json j = {{"config", c.series},  {"label", c.label},   {"metric", metric_name(c.metric)},
+            {"kind", judge::change_kind_name(c.kind)}, {"design", judge::design_name(c.design)},
+            {"direction", judge::direction_name(c.direction())},
             {"commit", c.commit},  {"index", c.index},   {"before", num(c.before)},        {"after", num(c.after)},
-            {"effect", num(c.effect)}, {"effect_label", c.effect_label}, {"p", c.p},  {"p_adjusted", c.p_adjusted}};
+            {"effect", num(c.effect())}, {"effect_label", reports::effect_label(c.metric, c.effect())}, {"p", c.p},  {"p_adjusted", c.p_adjusted}};
   if (!c.first_commit.empty()) {
     j["first_commit"] = c.first_commit;
     j["last_commit"] = c.last_commit;
@@ -457,8 +422,8 @@ std::string changes_table(const Analysis& a) {
     const std::string where = c.first_commit.empty() ? short_hash7(c.commit)
                                                      : short_hash7(c.first_commit) + ".." + short_hash7(c.last_commit);
     out += fmt::format("{:<8} {:<6} {:<19} {:<10} {:>12.4g} {:>12.4g} {:<16} {:>9.2g}  {}\n", metric_name(c.metric),
-                       c.kind, where, a.commits[static_cast<size_t>(c.index)].date.substr(0, 10), c.before, c.after,
-                       c.effect_label, c.p_adjusted, c.label);
+                       judge::change_kind_name(c.kind), where, a.commits[static_cast<size_t>(c.index)].date.substr(0, 10),
+                       c.before, c.after, reports::effect_label(c.metric, c.effect()), c.p_adjusted, c.label);
   }
   return out;
 }

@@ -21,35 +21,23 @@
 #include <nlohmann/json.hpp>
 
 #include "history/history.h"
+#include "judge/change.h"
 #include "reports/report.h"
 #include "reports/report_command.h"
 #include "stats/changepoint.h"
 
 namespace rb::history {
 
-enum class Metric { kLockIn, kTime, kRecall, kSpeed };
-const char* metric_name(Metric m);               // "lock-in", "time", "recall", "speed"
-Metric parse_metric(const std::string& name);    // UsageError on anything else
+using judge::Change;
+using judge::Metric;
+using judge::metric_name;
+using judge::parse_metric;
 
 struct AnalysisOptions {
   double alpha = 0.05;
   stats::ChangeTestOptions permutation;
   std::string config_selector;  // "" = all; else comma-separated substrings of the key or label
   bool detect = true;           // false: only the per-commit series (history log)
-};
-
-struct Change {
-  std::string series;      // config key or benchmark name
-  std::string label;       // for humans
-  Metric metric = Metric::kLockIn;
-  std::string kind;        // "step" or "drift"
-  std::string design;      // how its p was permuted: "commits" (whole commits) or "seeds" (within seeds)
-  std::string commit;      // the first observed commit at the new level
-  std::string first_commit, last_commit;  // a range: the change happened in first..last (gaps, or a drift)
-  double before = 0, after = 0, effect = 0;
-  std::string effect_label;
-  double p = 1, p_adjusted = 1;
-  int64_t index = 0;       // position of `commit` in the history's commit order
 };
 
 // Per-commit summary of one config (one point of the trend page).

@@ -151,17 +151,14 @@ std::vector<std::pair<int, const json*>> ordered_points(const json& series, cons
 
 // ---- changes ---------------------------------------------------------------------------------------------
 
-// Whether a change is a regression: its "direction" when given, else from before → after (lock-in and
-// recall down, time and kernel time up), else from its label.
+// Whether a change is a regression: its "direction" when given, else judge::direction_of its levels.
 bool is_regression(const json& change) {
   const std::string direction = str(change, "direction");
-  if (!direction.empty()) return direction == "regression";
+  if (!direction.empty()) return direction == judge::direction_name(judge::ChangeDirection::kRegression);
   const std::string metric = str(change, "metric");
-  const double before = num(change, "before"), after = num(change, "after");
-  const bool higher_is_worse = metric == "time" || metric == "speed";
-  if (std::isfinite(before) && std::isfinite(after) && before != after) return higher_is_worse ? after > before : after < before;
-  const std::string label = str(change, "effect_label");
-  return label.find("slower") != std::string::npos || label.rfind("-", 0) == 0 || label.rfind("−", 0) == 0;
+  if (metric.empty()) return false;
+  return judge::direction_of(judge::parse_metric(metric), num(change, "before"), num(change, "after")) ==
+         judge::ChangeDirection::kRegression;
 }
 
 // Regressions first, each group in the document's order (most significant first).
@@ -686,6 +683,18 @@ void add_section(Document& d, Group g, Show show = Show::kAll) {
 }
 
 }  // namespace
+
+std::string effect_label(judge::Metric metric, double effect) {
+  switch (metric) {
+    case judge::Metric::kLockIn: return fmt::format("{:+.0f} points", 100.0 * effect);
+    case judge::Metric::kRecall: return fmt::format("{:+.3f} recall", effect);
+    case judge::Metric::kTime:
+    case judge::Metric::kSpeed:
+      if (!std::isfinite(effect)) return "n/a";
+      return effect >= 1.0 ? fmt::format("x{:.2f} slower", effect) : fmt::format("x{:.2f} faster", 1.0 / effect);
+  }
+  return "n/a";
+}
 
 Document history_document(const json& doc) {
   const Commits commits = read_commits(doc);

@@ -21,7 +21,8 @@
 //   CHANGE = {"config":KEY or benchmark name,"metric":"lock-in"|"time"|"recall"|"speed","kind":"step"|"drift",
 //             "commit":HEX,"first_commit":HEX,"last_commit":HEX (optional: a range),"before":X,"after":X,
 //             "effect":X,"effect_label":"x1.62 slower","p":P,"p_adjusted":P,
-//             "direction":"regression"|"improvement" (optional; else from before/after and the metric)}
+//             "direction":"regression"|"improvement"|"none" (optional; else judge::direction_of the metric,
+//             before and after)}
 // A point's x position is its commit's position in "commits" (its "index" when the commit is not listed).
 #pragma once
 
@@ -29,9 +30,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/change.h"
 #include "reports/document.h"
 
 namespace rb::reports {
+
+// A change's effect as the changes lists state it: "+12 points" (lock-in), "x1.62 slower" / "x0.60 faster"
+// (time, speed), "-0.040 recall"; "n/a" for a ratio that is not finite.
+std::string effect_label(judge::Metric metric, double effect);
 
 // The trend document of `doc`, built once for every renderer: the HTML page (HtmlRenderer: history_html) and
 // the Markdown summary (MarkdownRenderer: history_markdown); its JSON form (JsonRenderer) is `doc` itself.

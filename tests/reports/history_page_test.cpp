@@ -154,6 +154,23 @@ TEST(HistoryPage, AbsentFieldsAndNulls) {
       << history_markdown(doc);
 }
 
+// A regression is decided by the document's "direction", else by judge::direction_of the metric and the
+// levels; the effect label is prose and never consulted.
+TEST(HistoryPage, RegressionFromDirectionOrLevelsNeverFromTheLabel) {
+  json doc = history_doc(8, 1, 5);
+  json& change = doc["changes"][1];  // lock-in 0.8 → 0.2
+  change["effect_label"] = "x9.99 faster";
+  EXPECT_NE(history_markdown(doc).find("**2 changes, 1 regression**"), std::string::npos);
+  change["direction"] = "improvement";
+  EXPECT_NE(history_markdown(doc).find("**2 changes, 0 regressions**"), std::string::npos) << history_markdown(doc);
+  json& speedup = doc["changes"][0];  // speed 0.6 → 0.4: faster
+  speedup["effect_label"] = "x1.50 slower";
+  EXPECT_NE(history_markdown(doc).find("**2 changes, 0 regressions**"), std::string::npos);
+  EXPECT_EQ(judge::direction_of(judge::Metric::kTime, 100, 130), judge::ChangeDirection::kRegression);
+  EXPECT_EQ(judge::direction_of(judge::Metric::kRecall, 0.5, 0.5), judge::ChangeDirection::kNone);
+  EXPECT_EQ(judge::direction_of(judge::Metric::kLockIn, 0.2, 0.9), judge::ChangeDirection::kImprovement);
+}
+
 TEST(HistoryPage, MarkdownCountsChangesAndLatestPoints) {
   const json doc = history_doc(30, 3, 17);
   const std::string md = history_markdown(doc);
