@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/contrasts.h"
 #include "reports/bench_json.h"
 #include "reports/gate_text.h"
-#include "reports/contrasts.h"
 #include "reports/document.h"
 #include "reports/results.h"
 
@@ -24,6 +24,8 @@ namespace rb::reports {
 
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kBaselineSchemaVersion = 1;
+
+using judge::ContrastResult;
 
 // Everything a report shows.
 struct ReportInput {
@@ -43,6 +45,9 @@ std::string report_verdict(const ReportInput& in);
 // The JSON report: schema_version, kind "recallbench.report", context, runs, configs, contrasts,
 // comparison, verdict, bench.
 json report_json(const ReportInput& in);
+
+// The "contrasts" array of the JSON report.
+json contrasts_to_json(const std::vector<ContrastResult>& contrasts);
 
 // One self-contained HTML page (see the file comment).
 std::string report_html(const ReportInput& in);

@@ -42,7 +42,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   }
   std::vector<ContrastSpec> specs = !declared.empty()                  ? declared
                                      : !runs.declared_contrasts.empty() ? runs.declared_contrasts
-                                                                        : infer_contrasts(runs.configs);
+                                                                        : judge::infer_contrasts(runs.configs);
   ReportInput in;
   if (!out.claims.empty()) {  // read before anything is written, like the baseline
     const ClaimSet claims = judge::read_claims(out.claims);
@@ -51,7 +51,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
     in.claims_section = verdicts_section(verdicts);
   }
   in.runs = &runs;
-  in.contrasts = test_contrasts(runs.configs, specs, gate.alpha, gate.adjust);
+  in.contrasts = judge::test_contrasts(runs.configs, specs, gate.alpha, gate.adjust);
   in.comparison = cmp ? &*cmp : nullptr;
   in.baseline_path = baseline_path;
   in.bench = bench;

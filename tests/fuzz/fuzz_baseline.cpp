@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rb::reports::ReportInput in;
     in.runs = &runs;
     in.comparison = &c;
-    in.contrasts = rb::reports::test_contrasts(runs.configs, rb::reports::infer_contrasts(runs.configs));
+    in.contrasts = rb::judge::test_contrasts(runs.configs, rb::judge::infer_contrasts(runs.configs));
     (void)rb::reports::report_markdown(in);
     (void)rb::reports::report_json(in).dump();
   } catch (const rb::UsageError&) {

@@ -1,7 +1,8 @@
 // Contrasts: two configurations of one result set that differ in one knob (e.g. conv on/off), declared by the
 // battery (its plan.json) or inferred from the cells' registered knobs, each tested with a two-sided Fisher
 // exact test on the lock-in counts, adjusted across the battery's contrasts. The report shows them beside the
-// gate (judge/recall_gate.h), which compares a result set with a baseline instead.
+// gate (judge/recall_gate.h), which compares a result set with a baseline instead; their JSON:
+// reports/report.h contrasts_to_json.
 //
 //   std::vector<ContrastResult> r = test_contrasts(runs.configs, infer_contrasts(runs.configs));
 #pragma once
@@ -10,12 +11,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "reports/results.h"
+#include "core/results.h"
 #include "stats/stats.h"
 
-namespace rb::reports {
+namespace rb::judge {
 
 // One tested contrast.
 struct ContrastResult {
@@ -29,7 +28,7 @@ struct ContrastResult {
   double odds_ratio = 0.0;        // conditional MLE, with its exact interval
   double or_low = 0.0, or_high = 0.0;
   double p_recall = 1.0;          // two-sided Mann–Whitney p on per-seed recall (unadjusted)
-  bool significant = false;       // p_adj ≤ alpha
+  bool significant = false;       // stats::significant(p_adj, alpha)
   bool missing = false;           // an arm has no results: not tested
 };
 
@@ -43,7 +42,4 @@ std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, c
                                            double alpha = 0.05,
                                            stats::AdjustMethod adjust = stats::AdjustMethod::kHolm);
 
-// The "contrasts" array of the JSON report.
-json contrasts_to_json(const std::vector<ContrastResult>& contrasts);
-
-}  // namespace rb::reports
+}  // namespace rb::judge

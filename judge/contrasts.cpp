@@ -1,5 +1,5 @@
-// The battery's contrasts: inferred from the cells' knobs, tested with Fisher, written as JSON (see contrasts.h).
-#include "reports/contrasts.h"
+// The battery's contrasts: inferred from the cells' knobs and tested with Fisher (see contrasts.h).
+#include "judge/contrasts.h"
 
 #include <map>
 
@@ -7,7 +7,7 @@
 
 #include "core/knobs.h"
 
-namespace rb::reports {
+namespace rb::judge {
 
 std::vector<ContrastSpec> infer_contrasts(const std::vector<Config>& configs) {
   std::vector<ContrastSpec> out;
@@ -73,35 +73,9 @@ std::vector<ContrastResult> test_contrasts(const std::vector<Config>& configs, c
   const auto adj = stats::p_adjust(ps, adjust);
   for (size_t i = 0; i < tested.size(); ++i) {
     out[tested[i]].p_adj = adj[i];
-    out[tested[i]].significant = adj[i] <= alpha;
+    out[tested[i]].significant = stats::significant(adj[i], alpha);
   }
   return out;
 }
 
-json contrasts_to_json(const std::vector<ContrastResult>& contrasts) {
-  json out = json::array();
-  for (const auto& r : contrasts) {
-    json j = {{"name", r.spec.name}, {"knob", r.spec.knob}, {"a", r.spec.a}, {"b", r.spec.b},
-              {"declared", r.spec.declared}, {"missing", r.missing}};
-    if (!r.missing) {
-      j["a_locked_in"] = r.k_a;
-      j["a_seeds"] = r.n_a;
-      j["b_locked_in"] = r.k_b;
-      j["b_seeds"] = r.n_b;
-      j["lock_in_rate_diff"] = r.rate_diff;
-      j["recall_median_diff"] = r.recall_diff;
-      j["fisher_p"] = r.p;
-      j["fisher_p_adjusted"] = r.p_adj;  // adjusted across the contrasts by `adjust`
-      j["adjust"] = r.adjust;
-      if (r.adjust == "holm") j["fisher_p_holm"] = r.p_adj;  // the older name, kept while it is true
-      j["odds_ratio"] = json_number(r.odds_ratio);
-      j["odds_ratio_ci"] = {json_number(r.or_low), json_number(r.or_high)};
-      j["mann_whitney_p"] = r.p_recall;
-      j["significant"] = r.significant;
-    }
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
-}  // namespace rb::reports
+}  // namespace rb::judge

@@ -1,0 +1,76 @@
+// The leaderboard's ranking as typed data: per task point the best cell, the top group, and the overall
+// order (the stored board and its pages: reports/leaderboard.h).
+//
+// Ranking. Per task point, the best cell is the one with the highest lock-in rate; every other cell is
+// tested against it with a one-sided Fisher exact test on the lock-in counts (H1: the best locks in more
+// often). All those p-values, over the whole table, form one Holm family. The top group of a task point is
+// the best cell and every cell whose adjusted p is at least alpha: not significantly worse than the best.
+// At a task point where no cell locked in (a guardrail beyond every cell at this size) the same is done on
+// per-seed final recall: the best median recall, one-sided Mann–Whitney, in the same Holm family. The
+// overall order counts, per cell, the task points on which it is in the top group; equal counts are equal
+// ranks, shown as ties.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/results.h"
+#include "judge/summary.h"
+
+namespace rb::judge {
+
+// One cell's row as the ranking sees it: its configs, one per task point.
+struct Entrant {
+  std::string cell;
+  bool is_new = false;  // came from --results in this invocation, not from the stored file
+  const std::vector<Config>* configs = nullptr;
+};
+
+// One cell at one task point.
+struct Placing {
+  std::string cell;
+  bool present = false;         // the row has this task point
+  ConfigSummary summary;        // lock-in k/n with its interval, recall spread
+  int64_t state_size = 0;
+  int64_t state_budget = 0;
+  std::vector<double> recalls;  // per-seed final held-out accuracy
+  double p_raw = 1.0;           // one-sided Fisher vs the task point's best (1 for the best itself);
+                                // Mann–Whitney on recall when no cell locked in there
+  double p_adjusted = 1.0;      // Holm over the whole table
+  bool best = false;
+  bool top = false;             // in the top group
+  bool is_new = false;
+};
+
+struct TaskStanding {
+  std::string point;            // recipe key of the task point (task, options, model, recipe)
+  std::string label;            // "mqar pairs:8 length:64 vocab:64" (+ " · curriculum distance")
+  double capacity_bits = 0.0;
+  bool separates = false;       // some cell locked in, or (by_recall) the cells' recalls differ
+  bool by_recall = false;       // no cell locked in: the top group is by per-seed recall (Mann–Whitney)
+  std::vector<Placing> placings;  // in row order
+};
+
+struct OverallRow {
+  std::string cell;
+  int64_t rank = 0;             // 1 + cells with more top-group task points (equal counts tie)
+  int64_t top_count = 0;        // task points in the top group (among those that separate)
+  int64_t task_points = 0;      // task points the row has
+  int64_t locked = 0, seeds = 0;  // lock-ins over all its seeds
+  bool tied = false;            // shares its rank
+  bool is_new = false;
+};
+
+struct Standing {
+  double alpha = 0.05;
+  int64_t separating = 0;        // task points that separate
+  std::vector<TaskStanding> tasks;
+  std::vector<OverallRow> overall;  // by rank, then by cell name
+  bool claim_survives = false;      // some cell is outside the top group somewhere
+};
+
+// Ranks the entrants (in their order; the placings of each task point follow it).
+Standing rank_cells(const std::vector<Entrant>& entrants, double alpha = 0.05);
+
+}  // namespace rb::judge
