@@ -38,14 +38,51 @@ bool selected(const std::string& selector, const std::string& key, const std::st
 
 std::string short_hash7(const std::string& h) { return h.substr(0, 7); }
 
-// One series under test: its groups (one per commit that has data) and which commit each group is.
+// Two runs of one seed are the same observation when their outcomes are bit-identical (runs are
+// deterministic per seed: an unchanged commit repeats them exactly).
+bool same_outcome(const Outcome& a, const Outcome& b) {
+  return a.status == b.status && a.locked_in == b.locked_in && a.lock_in_step == b.lock_in_step &&
+         a.budget == b.budget && a.recall == b.recall && a.best_recall == b.best_recall;
+}
+
+// An epoch: consecutive commits (with runs of the config) whose runs are bit-identical for every seed they
+// share; one observation per seed however many commits it spans. A commit that shares no seed with the
+// epoch before it starts a new one (nothing shows it repeats it).
+struct Epoch {
+  int64_t first = 0, last = 0;       // commit indices of its first and last commit
+  std::map<int64_t, Outcome> seeds;  // per seed, its outcome
+};
+
+std::vector<Epoch> epochs_of(const std::map<int64_t, std::vector<Outcome>>& by_commit) {
+  std::vector<Epoch> out;
+  for (const auto& [i, outcomes] : by_commit) {
+    bool shared = false, same = !out.empty();
+    for (const auto& o : outcomes) {
+      if (out.empty()) break;
+      const auto it = out.back().seeds.find(o.seed);
+      if (it == out.back().seeds.end()) continue;
+      shared = true;
+      same = same && same_outcome(it->second, o);
+    }
+    if (!(shared && same)) out.push_back(Epoch{i, i, {}});
+    out.back().last = i;
+    for (const auto& o : outcomes) out.back().seeds.emplace(o.seed, o);
+  }
+  return out;
+}
+
+// One series under test: its groups (one per epoch of a config, or per commit of a benchmark), the commits
+// each group spans, and for a config the epochs themselves (the paired tests read the seeds' outcomes).
 struct Series {
   std::string name, label;
   Metric metric;
   stats::SeriesKind kind;
   std::vector<stats::SeriesGroup> groups;
-  std::vector<int64_t> commit_index;  // per group
+  std::vector<int64_t> commit_index;  // per group: its first commit
+  std::vector<int64_t> last_index;    // per group: its last commit
   int64_t budget = 0;
+  const std::vector<Epoch>* epochs = nullptr;  // configs only
+  bool paired = false;  // some seed is in two epochs: the tests pair seeds across epochs
 };
 
 // The level of groups [lo, hi) of a series, as the changes list shows it.
@@ -70,20 +107,24 @@ double level(const Series& s, int64_t lo, int64_t hi) {
   return kNaN;
 }
 
+// A change at group `at` with levels of groups [lo, at) before and [at, hi) after. A step whose group follows
+// a gap (commits without runs of the series) is the range from the commit after the previous group's last to
+// `at`'s first; a drift spans groups [lo, hi).
 Change make_change(const Series& s, const std::vector<CommitInfo>& commits, judge::ChangeKind kind, int64_t at,
                    int64_t lo, int64_t hi, double p, double p_adj) {
+  const auto hash = [&](int64_t i) { return commits[static_cast<size_t>(i)].hash; };
   Change c;
   c.series = s.name;
   c.label = s.label;
   c.metric = s.metric;
   c.kind = kind;
   c.index = s.commit_index[static_cast<size_t>(at)];
-  c.commit = commits[static_cast<size_t>(c.index)].hash;
+  c.commit = hash(c.index);
   if (kind == judge::ChangeKind::kDrift) {
-    c.first_commit = commits[static_cast<size_t>(s.commit_index[static_cast<size_t>(lo)])].hash;
-    c.last_commit = commits[static_cast<size_t>(s.commit_index[static_cast<size_t>(hi - 1)])].hash;
-  } else if (at > 0 && c.index - s.commit_index[static_cast<size_t>(at - 1)] > 1) {
-    c.first_commit = commits[static_cast<size_t>(s.commit_index[static_cast<size_t>(at - 1)] + 1)].hash;
+    c.first_commit = hash(s.commit_index[static_cast<size_t>(lo)]);
+    c.last_commit = hash(s.last_index[static_cast<size_t>(hi - 1)]);
+  } else if (at > 0 && c.index - s.last_index[static_cast<size_t>(at - 1)] > 1) {
+    c.first_commit = hash(s.last_index[static_cast<size_t>(at - 1)] + 1);
     c.last_commit = c.commit;
   }
   c.before = level(s, lo, at);
@@ -135,42 +176,251 @@ Loaded load(const History& h, const std::string& selector) {
   return d;
 }
 
-std::vector<Series> build_series(const Loaded& d) {
+// Per config its epochs (kept in `epochs`, which the series point into) and three series over them; per
+// benchmark one series over its commits (every measurement is new).
+std::vector<Series> build_series(const Loaded& d, std::map<std::string, std::vector<Epoch>>& epochs) {
   std::vector<Series> out;
   for (const auto& [key, by_commit] : d.runs) {
-    Series lock{key, d.label.at(key), Metric::kLockIn, stats::SeriesKind::kBinary, {}, {}, 0};
-    Series time{key, d.label.at(key), Metric::kTime, stats::SeriesKind::kSurvival, {}, {}, 0};
-    Series recall{key, d.label.at(key), Metric::kRecall, stats::SeriesKind::kContinuous, {}, {}, 0};
-    for (const auto& [i, outcomes] : by_commit) {
+    const std::vector<Epoch>& ep = epochs[key] = epochs_of(by_commit);
+    Series lock{key, d.label.at(key), Metric::kLockIn, stats::SeriesKind::kBinary, {}, {}, {}, 0, &ep, false};
+    Series time{key, d.label.at(key), Metric::kTime, stats::SeriesKind::kSurvival, {}, {}, {}, 0, &ep, false};
+    Series recall{key, d.label.at(key), Metric::kRecall, stats::SeriesKind::kContinuous, {}, {}, {}, 0, &ep, false};
+    std::map<int64_t, int> epochs_of_seed;
+    for (const auto& e : ep) {
       stats::SeriesGroup gl, gt, gr;
-      for (const auto& o : outcomes) {
+      for (const auto& [seed, o] : e.seeds) {
         gl.values.push_back(o.locked_in ? 1.0 : 0.0);
         gt.times.push_back(survival_of(o));
         gr.values.push_back(o.recall);
-        for (auto* g : {&gl, &gt, &gr}) g->ids.push_back(o.seed);
+        for (auto* g : {&gl, &gt, &gr}) g->ids.push_back(seed);
         time.budget = std::max(time.budget, o.budget);
+        lock.paired = lock.paired || ++epochs_of_seed[seed] >= 2;
       }
-      for (auto* s : {&lock, &time, &recall}) s->commit_index.push_back(i);
+      for (auto* s : {&lock, &time, &recall}) {
+        s->commit_index.push_back(e.first);
+        s->last_index.push_back(e.last);
+      }
       lock.groups.push_back(std::move(gl));
       time.groups.push_back(std::move(gt));
       recall.groups.push_back(std::move(gr));
     }
     lock.budget = recall.budget = time.budget;
+    time.paired = recall.paired = lock.paired;
     out.push_back(std::move(lock));
     out.push_back(std::move(time));
     out.push_back(std::move(recall));
   }
   for (const auto& [name, by_commit] : d.bench) {
-    Series speed{name, name, Metric::kSpeed, stats::SeriesKind::kLogMeasure, {}, {}, 0};
+    Series speed{name, name, Metric::kSpeed, stats::SeriesKind::kLogMeasure, {}, {}, {}, 0, nullptr, false};
     for (const auto& [i, values] : by_commit) {
       speed.groups.push_back({values, {}, {}});
       speed.commit_index.push_back(i);
+      speed.last_index.push_back(i);
     }
     out.push_back(std::move(speed));
   }
   return out;
 }
 
+// The paired test of a config between epochs a and b on the seeds both hold, exact under "the commits
+// between do not matter" (a seed's two outcomes are then exchangeable: equal, or two draws from one
+// distribution): per seed its contributions to three statistics, lock-in (+1 lost, −1 gained: McNemar's),
+// time to lock-in (+1 when the later epoch's run locks in later, censoring respected: the sign test) and
+// recall (the signed rank of the difference), flipped together (stats::paired_max_t). p[m] in the order of
+// the config's series: lock-in, time, recall.
+stats::PairedMaxT paired_test(const Epoch& a, const Epoch& b) {
+  std::vector<std::vector<double>> c(3);
+  std::vector<double> differences;
+  for (const auto& [seed, x] : a.seeds) {
+    const auto it = b.seeds.find(seed);
+    if (it == b.seeds.end()) continue;
+    const Outcome& y = it->second;
+    c[0].push_back(static_cast<double>(static_cast<int>(x.locked_in) - static_cast<int>(y.locked_in)));
+    c[1].push_back(static_cast<double>(stats::later_of_pair(survival_of(x), survival_of(y))));
+    differences.push_back(y.recall - x.recall);
+  }
+  // Signed ranks of the recall differences (mid-ranks of |d| among the nonzero ones).
+  std::vector<size_t> idx(differences.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t i, size_t j) { return std::fabs(differences[i]) < std::fabs(differences[j]); });
+  c[2].assign(differences.size(), 0.0);
+  double rank = 0.0;
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    while (j + 1 < idx.size() && std::fabs(differences[idx[j + 1]]) == std::fabs(differences[idx[i]])) ++j;
+    const bool zero = differences[idx[i]] == 0.0;
+    const double mid = rank + 0.5 * static_cast<double>(j - i) + 1.0;
+    for (size_t k = i; k <= j; ++k) c[2][idx[k]] = zero ? 0.0 : std::copysign(mid, differences[idx[k]]);
+    if (!zero) rank += static_cast<double>(j - i + 1);
+    i = j + 1;
+  }
+  return stats::paired_max_t(c);
+}
+
+// The smallest p a whole-group permutation can give: a step over g groups at best separates the middle
+// split's two halves (2 of C(g, g/2) orders), a trend at best orders all g groups (2 of g!); neither below the
+// permutation count's resolution.
+double permutation_min_p(int64_t groups, bool trend, const stats::ChangeTestOptions& perm) {
+  if (groups < 2) return 1.0;
+  const double g = static_cast<double>(groups);
+  const double log_orders = trend ? std::lgamma(g + 1.0) : stats::log_choose(groups, groups / 2);
+  return std::min(1.0, std::max(2.0 * std::exp(-log_orders), 1.0 / static_cast<double>(1 + perm.max_permutations)));
+}
+
+// One test of the family: a step at group `at` (a paired boundary between groups at − 1 and at, or a
+// permutation split), or a drift / anchor comparison over groups [lo, hi).
+struct Entry {
+  size_t series = 0;
+  judge::ChangeKind kind = judge::ChangeKind::kStep;
+  judge::Design design = judge::Design::kCommits;
+  int64_t at = -1, lo = 0, hi = 0;
+  double p = 1.0, min_p = 1.0, statistic = 0.0;
+  int64_t untied = 0;
+  stats::ChangeTest test;         // the permutation design's test (for the segmentation below it)
+  std::vector<double> metric_p;   // paired: per metric of the config (lock-in, time, recall), max-T adjusted
+};
+
+// A series' tests. A config whose seeds recur across epochs is tested once per epoch boundary for all three
+// of its series (held by its lock-in series; the metrics that moved are read from metric_p), and once for
+// the oldest epoch against the newest (steps too small to be found one by one add up there). Otherwise: the
+// best split and the trend, by permuting whole groups.
+void add_tests(std::vector<Entry>& entries, size_t si, const Series& s, const stats::ChangeTestOptions& perm) {
+  const auto n = static_cast<int64_t>(s.groups.size());
+  if (s.paired) {
+    if (s.metric != Metric::kLockIn) return;
+    const auto& ep = *s.epochs;
+    const auto add = [&](judge::ChangeKind kind, int64_t at, int64_t lo, int64_t hi, const Epoch& a, const Epoch& b) {
+      const stats::PairedMaxT t = paired_test(a, b);
+      entries.push_back({si, kind, judge::Design::kPairs, at, lo, hi, t.joint_p, t.min_p, 0, t.untied, {}, t.p});
+    };
+    for (int64_t b = 1; b < n; ++b)
+      add(judge::ChangeKind::kStep, b, b - 1, b + 1, ep[static_cast<size_t>(b - 1)], ep[static_cast<size_t>(b)]);
+    if (n >= 3) add(judge::ChangeKind::kDrift, n - 1, 0, n, ep.front(), ep.back());
+    return;
+  }
+  const stats::ChangeTest step = stats::step_test(s.groups, 0, n, s.kind, perm);
+  entries.push_back({si, judge::ChangeKind::kStep, judge::Design::kCommits, step.split, 0, n, step.p,
+                     permutation_min_p(n, false, perm), step.statistic, n, step});
+  const stats::ChangeTest trend = stats::trend_test(s.groups, 0, n, s.kind, perm);
+  entries.push_back({si, judge::ChangeKind::kDrift, judge::Design::kCommits, n / 2, 0, n, trend.p,
+                     permutation_min_p(n, true, perm), trend.statistic, n, trend});
+}
+
+// The family's tests and what was found: per test its raw p and minimum attainable p; Tarone's rule with
+// Bonferroni (stats/stats.h) over them all.
+struct Detection {
+  std::vector<Entry> entries;
+  stats::ChangeTestOptions perm;  // the permutations used
+  stats::TaroneResult family;
+  bool rejected(size_t e, double alpha) const {
+    return family.in_family[e] && stats::significant(family.adjusted[e], alpha);
+  }
+};
+
+Detection detect(const std::vector<Series>& series, double alpha, stats::ChangeTestOptions perm) {
+  // Enough permutations that a permutation test can get below alpha / (the number of tests).
+  const auto tests = static_cast<int64_t>(4 * series.size());
+  perm.max_permutations = std::max<int64_t>(
+      perm.max_permutations,
+      std::min<int64_t>(999999, static_cast<int64_t>(std::ceil(20.0 * static_cast<double>(tests) / alpha))));
+  Detection d;
+  d.perm = perm;
+  for (size_t s = 0; s < series.size(); ++s) add_tests(d.entries, s, series[s], perm);
+  std::vector<double> p, min_p;
+  for (const auto& e : d.entries) {
+    p.push_back(e.p);
+    min_p.push_back(e.min_p);
+  }
+  d.family = stats::tarone_bonferroni(p, min_p, alpha);
+  return d;
+}
+
+// What a test outside the family would need to reach alpha / K: untied pairs (paired: 2^(1 − d) <= alpha / K),
+// or groups (a whole-group permutation).
+int64_t needed_to_reach(const Entry& e, double level, const stats::ChangeTestOptions& perm) {
+  if (e.design == judge::Design::kPairs) {
+    int64_t d = 1;
+    while (!stats::significant(stats::sign_test_min_p(d), level) && d < 1000) ++d;
+    return d;
+  }
+  int64_t g = 2;
+  while (!stats::significant(permutation_min_p(g, e.kind == judge::ChangeKind::kDrift, perm), level) && g < 100000) ++g;
+  return g;
+}
+
+// The changes of a paired config's series (metric m of lock-in, time, recall): at each rejected test of the
+// config, the metrics whose own max-T p passes alpha / K; a drift (the oldest epoch against the newest) only
+// where the series has no step.
+void paired_changes(Analysis& a, const Series& s, size_t si, const Detection& det, double alpha) {
+  const size_t m = s.metric == Metric::kLockIn ? 0 : s.metric == Metric::kTime ? 1 : 2;
+  const double k = static_cast<double>(det.family.family);
+  bool stepped = false;
+  for (const auto kind : {judge::ChangeKind::kStep, judge::ChangeKind::kDrift}) {
+    for (size_t e = 0; e < det.entries.size() && !(kind == judge::ChangeKind::kDrift && stepped); ++e) {
+      const Entry& t = det.entries[e];
+      if (t.series != si - m || t.kind != kind || !det.rejected(e, alpha)) continue;
+      const double p_adj = std::min(1.0, k * t.metric_p[m]);
+      if (!stats::significant(p_adj, alpha)) continue;
+      stepped = stepped || kind == judge::ChangeKind::kStep;
+      a.changes.push_back(make_change(s, a.commits, kind, t.at, t.lo, t.hi, t.metric_p[m], p_adj));
+      Change& c = a.changes.back();
+      c.design = judge::Design::kPairs;
+      if (kind == judge::ChangeKind::kDrift) {  // the anchor: the oldest epoch against the newest
+        c.before = level(s, 0, 1);
+        c.after = level(s, t.hi - 1, t.hi);
+      }
+    }
+  }
+}
+
+// The changes of a series tested by permuting whole groups: the best rejected step with binary
+// segmentation below it; the trend only where no step is.
+void series_changes(Analysis& a, const Series& s, size_t si, const Detection& det, double alpha,
+                    const stats::ChangeTestOptions& perm) {
+  if (s.paired) return paired_changes(a, s, si, det, alpha);
+  const auto n = static_cast<int64_t>(s.groups.size());
+  bool stepped = false;
+  for (size_t e = 0; e < det.entries.size(); ++e) {
+    const Entry& t = det.entries[e];
+    if (t.series != si || t.kind != judge::ChangeKind::kStep || !det.rejected(e, alpha) || t.at < 0) continue;
+    stepped = true;
+    auto splits = stats::segment_below(s.groups, 0, n, t.test, s.kind, alpha, perm);
+    std::vector<int64_t> cuts{0, n};
+    for (const auto& sp : splits) cuts.push_back(sp.split);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t k = 0; k < splits.size(); ++k) {
+      const auto pos = static_cast<size_t>(std::lower_bound(cuts.begin(), cuts.end(), splits[k].split) - cuts.begin());
+      a.changes.push_back(make_change(s, a.commits, judge::ChangeKind::kStep, splits[k].split, cuts[pos - 1], cuts[pos + 1],
+                                      splits[k].p, k == 0 ? det.family.adjusted[e] : splits[k].p));
+    }
+  }
+  if (stepped) return;
+  for (size_t e = 0; e < det.entries.size(); ++e) {
+    const Entry& t = det.entries[e];
+    if (t.series != si || t.kind != judge::ChangeKind::kDrift || !det.rejected(e, alpha)) continue;
+    a.changes.push_back(make_change(s, a.commits, judge::ChangeKind::kDrift, t.at, t.lo, t.hi, t.p, det.family.adjusted[e]));
+  }
+}
+
+void find_changes(Analysis& a, const std::vector<Series>& series, const AnalysisOptions& options) {
+  const Detection det = detect(series, options.alpha, options.permutation);
+  a.tests = static_cast<int64_t>(det.entries.size());
+  a.family = det.family.family;
+  const double level = options.alpha / static_cast<double>(std::max<int64_t>(1, a.family));
+  for (size_t e = 0; e < det.entries.size(); ++e) {
+    if (det.family.in_family[e]) continue;
+    const Entry& t = det.entries[e];
+    const Series& s = series[t.series];
+    a.undecided.push_back({s.name, s.label, s.metric, t.kind, t.design,
+                           s.commit_index[static_cast<size_t>(std::max<int64_t>(0, t.at))], t.min_p, t.untied,
+                           needed_to_reach(t, level, det.perm)});
+  }
+  for (size_t s = 0; s < series.size(); ++s) series_changes(a, series[s], s, det, options.alpha, det.perm);
+  std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
+    return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
+  });
+}
 
 // A recorded run as the comparisons take it (no curve, no timings: the history keeps outcomes only).
 rb::SeedOutcome seed_outcome(const Outcome& o) {
@@ -242,91 +492,10 @@ Analysis analyse(const History& history, const AnalysisOptions& options) {
   }
 
   if (!options.detect) return a;
-  const std::vector<Series> series = build_series(d);
-  // The family: a step and a drift test per series. Enough permutations that the smallest p a series can
-  // reach is well below alpha / family size (Holm's first threshold).
-  const auto family = static_cast<int64_t>(4 * series.size());  // at most 4 tests a series
-  stats::ChangeTestOptions perm = options.permutation;
-  perm.max_permutations = std::max<int64_t>(
-      perm.max_permutations, std::min<int64_t>(999999, static_cast<int64_t>(std::ceil(20.0 * static_cast<double>(family) / options.alpha))));
-  struct Entry {
-    size_t series;
-    bool drift;
-    stats::ChangeTest test;
-  };
-  // Two designs: whole commits permuted (fresh seeds per commit), and, where commits rerun the same seeds,
-  // each seed's outcomes permuted among its commits (stats/changepoint.h). A series' family members are fixed
-  // by the data's layout, not its values.
-  std::vector<bool> replicated(series.size(), false);
-  for (size_t s = 0; s < series.size(); ++s) {
-    std::map<int64_t, int> seen;
-    for (const auto& g : series[s].groups)
-      for (int64_t id : std::set<int64_t>(g.ids.begin(), g.ids.end())) replicated[s] = replicated[s] || ++seen[id] >= 2;
-  }
-  std::vector<Entry> entries;
-  for (size_t s = 0; s < series.size(); ++s) {
-    const auto n = static_cast<int64_t>(series[s].groups.size());
-    entries.push_back({s, false, stats::step_test(series[s].groups, 0, n, series[s].kind, perm)});
-    entries.push_back({s, true, stats::trend_test(series[s].groups, 0, n, series[s].kind, perm)});
-    if (replicated[s]) {
-      entries.push_back({s, false, stats::step_test_within_seeds(series[s].groups, 0, n, series[s].kind, perm)});
-      entries.push_back({s, true, stats::trend_test_within_seeds(series[s].groups, 0, n, series[s].kind, perm)});
-    }
-  }
-  a.tests = static_cast<int64_t>(entries.size());
-  std::vector<double> p;
-  for (const auto& e : entries) p.push_back(e.test.p);
-  const std::vector<double> p_adj = p.empty() ? p : stats::p_adjust(p, stats::AdjustMethod::kHolm);
-
-  // Per series: its most significant rejected step (either design) places the changes, with binary
-  // segmentation below it in the same design; a rejected drift is reported when no step is, or when a trend
-  // remains inside the steps' segments.
-  std::map<size_t, size_t> best_step, best_drift;  // series → entry
-  for (size_t e = 0; e < entries.size(); ++e) {
-    if (p_adj[e] > options.alpha) continue;
-    if (!entries[e].drift && entries[e].test.split < 0) continue;
-    auto& slot = entries[e].drift ? best_drift : best_step;
-    auto it = slot.find(entries[e].series);
-    if (it == slot.end() || p_adj[e] < p_adj[it->second] ||
-        (p_adj[e] == p_adj[it->second] && entries[e].test.statistic > entries[it->second].test.statistic))
-      slot[entries[e].series] = e;
-  }
-  for (const auto& [si, e] : best_step) {
-    const Series& s = series[si];
-    const auto n = static_cast<int64_t>(s.groups.size());
-    auto splits = stats::segment_below(s.groups, 0, n, entries[e].test, s.kind, options.alpha, perm);
-    std::vector<int64_t> cuts{0};
-    for (const auto& t : splits) cuts.push_back(t.split);
-    cuts.push_back(n);
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    for (size_t t = 0; t < splits.size(); ++t) {
-      const int64_t at = splits[t].split;
-      const auto pos = std::lower_bound(cuts.begin(), cuts.end(), at) - cuts.begin();
-      a.changes.push_back(make_change(s, d.commits, judge::ChangeKind::kStep, at, cuts[static_cast<size_t>(pos - 1)],
-                                      cuts[static_cast<size_t>(pos + 1)], splits[t].p, t == 0 ? p_adj[e] : splits[t].p));
-      a.changes.back().design = splits[t].within_seeds ? judge::Design::kSeeds : judge::Design::kCommits;
-    }
-    if (auto it = best_drift.find(si); it != best_drift.end()) {
-      const bool within = entries[it->second].test.within_seeds;
-      bool residual = false;
-      for (size_t c = 0; c + 1 < cuts.size() && !residual; ++c)
-        if (cuts[c + 1] - cuts[c] >= 3)
-          residual = (within ? stats::trend_test_within_seeds(s.groups, cuts[c], cuts[c + 1], s.kind, perm)
-                             : stats::trend_test(s.groups, cuts[c], cuts[c + 1], s.kind, perm))
-                         .p <= options.alpha;
-      if (!residual) best_drift.erase(it);  // explained by the steps
-    }
-  }
-  for (const auto& [si, e] : best_drift) {
-    const Series& s = series[si];
-    const auto n = static_cast<int64_t>(s.groups.size());
-    a.changes.push_back(make_change(s, d.commits, judge::ChangeKind::kDrift, n / 2, 0, n, entries[e].test.p, p_adj[e]));
-    a.changes.back().design = entries[e].test.within_seeds ? judge::Design::kSeeds : judge::Design::kCommits;
-  }
-  std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
-    return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
-  });
+  std::map<std::string, std::vector<Epoch>> epochs;
+  const std::vector<Series> series = build_series(d, epochs);
+  for (auto& cs : a.configs) cs.epochs = static_cast<int64_t>(epochs[cs.key].size());
+  find_changes(a, series, options);
   return a;
 }
 
@@ -372,7 +541,7 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
                         {"median_time", num(p.median_time)}, {"rmst", num(p.rmst)}, {"budget", p.budget},
                         {"recall_median", num(p.recall_median)}, {"recall_q1", num(p.recall_q1)},
                         {"recall_q3", num(p.recall_q3)}});
-    configs.push_back({{"config", cs.key}, {"label", cs.label}, {"budget", cs.budget}, {"points", points},
+    configs.push_back({{"config", cs.key}, {"label", cs.label}, {"budget", cs.budget}, {"epochs", cs.epochs}, {"points", points},
                        {"changes", changes_of.count(cs.key) ? changes_of[cs.key] : json::array()}});
   }
   json benchmarks = json::array();
@@ -393,6 +562,14 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
     std::sort(points.begin(), points.end(), [](const json& x, const json& y) { return x.at("index") < y.at("index"); });
     claims.push_back({{"claim", claim}, {"points", points}});
   }
+  json undecided = json::array();
+  for (const auto& u : a.undecided)
+    undecided.push_back({{"config", u.series}, {"label", u.label},
+                         {"metric", u.design == judge::Design::kPairs ? "lock-in, time, recall" : metric_name(u.metric)},
+                         {"kind", judge::change_kind_name(u.kind)}, {"design", judge::design_name(u.design)},
+                         {"commit", a.commits[static_cast<size_t>(u.index)].hash}, {"min_p", u.min_p},
+                         {u.design == judge::Design::kPairs ? "untied_pairs" : "groups", u.has},
+                         {u.design == judge::Design::kPairs ? "untied_pairs_needed" : "groups_needed", u.needs}});
   return {{"kind", "recallbench.history_report"},
           {"schema_version", 1},
           {"database", history.path()},
@@ -400,12 +577,16 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
           {"generated", reports::utc_now()},
           {"alpha", options.alpha},
           {"tests", a.tests},
+          {"family", a.family},
+          {"undecided", undecided},
           {"method",
-           "per config and metric: a step (best split of the commit series: two-proportion z on lock-in, log-rank on "
-           "time to lock-in censored at the budget, Mann-Whitney on recall, mean log time on kernel speed) and a "
-           "drift (linear trend over commits); p-values by permuting whole commits and, where commits rerun the same "
-           "seeds, each seed's outcomes among its commits; Holm over every test of the history at alpha; binary "
-           "segmentation below a significant step"},
+           "per config, epochs: consecutive commits whose runs are bit-identical per seed are one observation. Where "
+           "seeds recur across epochs: a paired step test at every epoch boundary (McNemar's exact test on lock-in, "
+           "the sign test on which run locks in first, the signed-rank test on recall) and the oldest epoch against "
+           "the newest; otherwise a step (best split: two-proportion z, log-rank, Mann-Whitney, mean log time on "
+           "kernel speed) and a drift (linear trend), by permuting whole epochs or commits, with binary segmentation "
+           "below a step. Every test of the history in one family: Bonferroni at alpha/K over the K tests that can "
+           "reach alpha/K (Tarone); the others are listed as undecided with what they would need"},
           {"commits", commits},
           {"configs", configs},
           {"benchmarks", benchmarks},
@@ -413,11 +594,33 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
           {"changes", all}};
 }
 
+// What the tests that left the family would need ("" when none left it).
+std::string undecided_text(const Analysis& a) {
+  if (a.undecided.empty()) return "";
+  std::map<std::string, std::pair<int64_t, int64_t>> pairs, groups;  // series → (has, needs), the largest need
+  for (const auto& u : a.undecided) {
+    const bool paired = u.design == judge::Design::kPairs;  // one test of the config's three metrics
+    auto& slot = (paired ? pairs : groups)[paired ? u.label : u.label + " " + metric_name(u.metric)];
+    if (u.needs > slot.second) slot = {u.has, u.needs};
+  }
+  std::string out = fmt::format("{} of {} tests cannot reach alpha/{} with the data they have and left the family "
+                                "(Tarone):\n", a.undecided.size(), a.tests, a.family);
+  for (const auto& [what, hn] : pairs)
+    out += fmt::format("  {}: needs {} seeds that differ between epochs (has at most {})\n", what, hn.second, hn.first);
+  for (const auto& [what, hn] : groups)
+    out += fmt::format("  {}: needs {} epochs (has {}), {} more\n", what, hn.second, hn.first, hn.second - hn.first);
+  return out;
+}
+
 std::string changes_table(const Analysis& a) {
-  if (a.changes.empty())
-    return fmt::format("no change found over {} commits ({} tests, Holm at the history level)\n", a.commits.size(), a.tests);
+  int64_t epochs = 0;
+  for (const auto& c : a.configs) epochs = std::max(epochs, c.epochs);
+  const std::string over = fmt::format("{} commits, at most {} epochs per config; {} tests, {} in the family at alpha/{} "
+                                       "(Bonferroni over the tests that can reach it, Tarone)",
+                                       a.commits.size(), epochs, a.tests, a.family, a.family);
+  if (a.changes.empty()) return fmt::format("no change found over {}\n", over) + undecided_text(a);
   std::string out = fmt::format("{:<8} {:<6} {:<19} {:<10} {:>12} {:>12} {:<16} {:>9}  {}\n", "metric", "kind",
-                                "commit", "", "before", "after", "effect", "p (Holm)", "config");
+                                "commit", "", "before", "after", "effect", "p (adj.)", "config");
   for (const auto& c : a.changes) {
     const std::string where = c.first_commit.empty() ? short_hash7(c.commit)
                                                      : short_hash7(c.first_commit) + ".." + short_hash7(c.last_commit);
@@ -425,7 +628,7 @@ std::string changes_table(const Analysis& a) {
                        judge::change_kind_name(c.kind), where, a.commits[static_cast<size_t>(c.index)].date.substr(0, 10),
                        c.before, c.after, reports::effect_label(c.metric, c.effect()), c.p_adjusted, c.label);
   }
-  return out;
+  return out + fmt::format("over {}\n", over) + undecided_text(a);
 }
 
 std::string log_table(const Analysis& a, Metric metric) {
@@ -506,43 +709,41 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<rb::
         break;
       chain.insert(chain.begin(), it->first);
     }
-    // The last change in lock-in, time or recall along that chain.
-    std::vector<stats::SeriesGroup> lock, time, recall;
-    for (int64_t i : chain) {
-      stats::SeriesGroup gl, gt, gr;
-      for (const auto& o : by_commit[i]) {
-        gl.values.push_back(o.locked_in ? 1.0 : 0.0);
-        gt.times.push_back(survival_of(o));
-        gr.values.push_back(o.recall);
-        for (auto* g : {&gl, &gt, &gr}) g->ids.push_back(o.seed);
-      }
-      lock.push_back(std::move(gl));
-      time.push_back(std::move(gt));
-      recall.push_back(std::move(gr));
+    // The anchor: the epoch after the last improvement in lock-in, time or recall along that chain (a
+    // regression does not move it, so steps each below the gate's floors add up against it). Per seed, its
+    // run at the first epoch since the anchor that has it.
+    std::map<int64_t, std::vector<Outcome>> chained;
+    for (int64_t i : chain) chained[i] = std::move(by_commit[i]);
+    Loaded one;
+    one.runs[cur.key] = chained;
+    one.label[cur.key] = cur.key;
+    std::map<std::string, std::vector<Epoch>> epochs;
+    const std::vector<Series> series = build_series(one, epochs);
+    const std::vector<Epoch>& ep = epochs[cur.key];
+    const Detection det = detect(series, alpha, {});
+    size_t start = 0;
+    Analysis found;
+    found.commits = commits;
+    for (size_t si = 0; si < series.size(); ++si) series_changes(found, series[si], si, det, alpha, det.perm);
+    for (const auto& c : found.changes) {
+      if (c.kind != judge::ChangeKind::kStep || c.direction() != judge::ChangeDirection::kImprovement) continue;
+      for (size_t e = 0; e < ep.size(); ++e)
+        if (ep[e].first == c.index) start = std::max(start, e);
     }
-    const auto n = static_cast<int64_t>(chain.size());
-    int64_t start = 0;
-    const std::pair<const std::vector<stats::SeriesGroup>*, stats::SeriesKind> tests[] = {
-        {&lock, stats::SeriesKind::kBinary}, {&time, stats::SeriesKind::kSurvival}, {&recall, stats::SeriesKind::kContinuous}};
-    for (const auto& [groups, kind] : tests)
-      for (const auto& top : {stats::step_test(*groups, 0, n, kind), stats::step_test_within_seeds(*groups, 0, n, kind)}) {
-        if (top.split < 0 || top.p > alpha / 6.0) continue;
-        for (const auto& t : stats::segment_below(*groups, 0, n, top, kind, alpha / 6.0)) start = std::max(start, t.split);
-      }
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
-    std::map<int64_t, rb::SeedOutcome> seeds;  // per seed, the latest commit's run
-    for (int64_t c = start; c < n; ++c)
-      for (const auto& o : by_commit[chain[static_cast<size_t>(c)]]) seeds[o.seed] = seed_outcome(o);
+    std::map<int64_t, rb::SeedOutcome> seeds;
+    for (size_t e = start; e < ep.size(); ++e)
+      for (const auto& [seed, o] : ep[e].seeds) seeds.emplace(seed, seed_outcome(o));
     std::vector<rb::SeedOutcome> pooled;
-    for (auto& [seed, s] : seeds) pooled.push_back(std::move(s));
+    for (auto& [seed, o] : seeds) pooled.push_back(std::move(o));
+    const std::string anchor = short_hash7(commits[static_cast<size_t>(ep[start].first)].hash);
     rb::Config cfg = with_identity(history, latest_commit, cur, std::move(pooled));
     if (notes)
-      notes->push_back(fmt::format("{}: {} seeds pooled from {} commits ({}..{}){}", cur.key, cfg.seeds.size(), n - start,
-                                   short_hash7(commits[static_cast<size_t>(chain[static_cast<size_t>(start)])].hash),
-                                   short_hash7(latest_commit),
-                                   start > 0 ? ", since the change at " +
-                                                   short_hash7(commits[static_cast<size_t>(chain[static_cast<size_t>(start)])].hash)
-                                             : ""));
+      notes->push_back(fmt::format("{}: {} seeds, each at its first epoch from {} on ({} epoch{} over {} commits, {}..{}){}",
+                                   cur.key, cfg.seeds.size(), anchor, ep.size() - start, ep.size() - start == 1 ? "" : "s",
+                                   chain.size(),
+                                   short_hash7(commits[static_cast<size_t>(chain.front())].hash), short_hash7(latest_commit),
+                                   start > 0 ? ", since the improvement at " + anchor : ""));
     base.configs.push_back(std::move(cfg));
   }
   return base;

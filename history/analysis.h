@@ -55,6 +55,7 @@ struct Analysis {
   struct ConfigSeries {
     std::string key, label;
     int64_t budget = 0;
+    int64_t epochs = 0;  // runs of consecutive commits bit-identical per seed (0 when not analysed)
     std::vector<ConfigPoint> points;
   };
   std::vector<ConfigSeries> configs;
@@ -64,7 +65,20 @@ struct Analysis {
   };
   std::vector<BenchSeries> benchmarks;
   std::vector<Change> changes;  // most significant first
-  int64_t tests = 0;            // the family's size
+  int64_t tests = 0;            // tests run
+  int64_t family = 0;           // K of Tarone's rule: the tests that can reach alpha / K, judged at alpha / K
+  // A test that cannot reach alpha / K with the data it has (it left the family): what it would need, as
+  // untied pairs of seeds (design pairs) or groups (epochs or commits, design commits).
+  struct Undecided {
+    std::string series, label;
+    Metric metric = Metric::kLockIn;
+    judge::ChangeKind kind = judge::ChangeKind::kStep;
+    judge::Design design = judge::Design::kPairs;
+    int64_t index = 0;  // the commit it is about (a step's first commit at the new level)
+    double min_p = 1;
+    int64_t has = 0, needs = 0;
+  };
+  std::vector<Undecided> undecided;
 };
 
 // Reads the history and finds the changes.

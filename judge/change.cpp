@@ -25,7 +25,7 @@ Metric parse_metric(const std::string& name) {
 
 const char* change_kind_name(ChangeKind k) { return k == ChangeKind::kStep ? "step" : "drift"; }
 
-const char* design_name(Design d) { return d == Design::kCommits ? "commits" : "seeds"; }
+const char* design_name(Design d) { return d == Design::kCommits ? "commits" : "pairs"; }
 
 const char* direction_name(ChangeDirection d) {
   switch (d) {

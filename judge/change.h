@@ -17,9 +17,10 @@ Metric parse_metric(const std::string& name);  // UsageError on anything else
 enum class ChangeKind { kStep, kDrift };
 const char* change_kind_name(ChangeKind k);  // "step", "drift"
 
-// How its p was permuted: whole commits, or within seeds (commits rerunning the same seeds).
-enum class Design { kCommits, kSeeds };
-const char* design_name(Design d);  // "commits", "seeds"
+// How its p was found: by permuting whole commits (fresh seeds at every commit), or by pairing each seed's
+// outcomes across epochs (commits rerunning the same seeds).
+enum class Design { kCommits, kPairs };
+const char* design_name(Design d);  // "commits", "pairs"
 
 enum class ChangeDirection { kNone, kImprovement, kRegression };
 const char* direction_name(ChangeDirection d);  // "none", "improvement", "regression"

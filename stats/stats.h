@@ -211,6 +211,18 @@ const char* adjust_method_name(AdjustMethod method);
 // Example: p_adjust({0.01, 0.04, 0.03}, AdjustMethod::kHolm) == {0.03, 0.06, 0.06}.
 std::vector<double> p_adjust(const std::vector<double>& p, AdjustMethod method);
 
+// Tarone's rule with Bonferroni, for discrete tests that cannot all reach a small p: a test whose minimum
+// attainable p (`min_p`, given the data's conditioning statistics) is above alpha / K cannot reject at level
+// alpha / K, so it leaves the family. K is the smallest k with #{i : min_p[i] <= alpha / k} <= k; the tests
+// in the family are judged at alpha / K (adjusted p = min(1, K p)), the others get adjusted p 1 and
+// `in_family` false. Controls the family-wise error at alpha under any dependence (Tarone 1990).
+struct TaroneResult {
+  int64_t family = 0;            // K
+  std::vector<double> adjusted;  // per test, in input order
+  std::vector<bool> in_family;
+};
+TaroneResult tarone_bonferroni(const std::vector<double>& p, const std::vector<double>& min_p, double alpha);
+
 // ---------------------------------------------------------------------------------------------------
 // Power and planning for the Fisher test
 // ---------------------------------------------------------------------------------------------------
@@ -370,6 +382,39 @@ struct SignTestResult {
 };
 SignTestResult sign_test(int64_t later, int64_t sooner, int64_t ties = 0);
 SignTestResult paired_sign_test(const std::vector<std::pair<SurvivalObservation, SurvivalObservation>>& pairs);
+
+// Two-sided exact sign test: min(1, 2 min(p_later, p_sooner)); its minimum attainable p over the
+// later + sooner untied pairs is min(1, 2^(1 - (later + sooner))).
+double sign_test_two_sided(const SignTestResult& r);
+double sign_test_min_p(int64_t untied);
+
+// Wilcoxon signed-rank test on paired differences, exact: zero differences dropped, mid-ranks of |d| for
+// ties, the null distribution of the positive rank sum by enumerating the 2^n sign flips (a dynamic
+// programme over doubled ranks). Two-sided p = P(|W − E| >= |w − E|). min_p: every difference of one sign,
+// 2^(1 − n). Example: {1, 2, 3, 4, 5} gives p = 2/32 = 0.0625.
+struct SignedRankResult {
+  int64_t n = 0;            // nonzero differences
+  double statistic = 0.0;   // W: the sum of the ranks of the positive differences
+  double p_value = 1.0;
+  double min_p = 1.0;
+};
+SignedRankResult signed_rank_test(const std::vector<double>& differences);
+
+// Several paired statistics of one set of pairs tested at once, exactly, by flipping whole pairs: under
+// "the two sides are exchangeable" each pair's contributions to every statistic change sign together.
+// contributions[m][i]: pair i's contribution to statistic m (0 for a tie; e.g. +1/−1 for a sign test, a
+// signed rank); z_m = sum_i c[m][i] / sqrt(sum_i c[m][i]^2). The max-|z| over the statistics, its null by
+// enumerating the 2^u flips of the u pairs with any nonzero contribution (u <= 16; else `draws` random flips
+// from `seed`, p = (1 + exceedances) / (1 + draws)). p[m]: single-step max-T adjusted p of statistic m
+// (P(max |z| >= |z_m|)); the joint p is the smallest. min_p: 2^(1 − u), the p when every pair points one way.
+// A statistic cannot pay for another: each is judged on its own |z|, the maximum only sets the level.
+struct PairedMaxT {
+  int64_t untied = 0;
+  std::vector<double> z, p;
+  double joint_p = 1.0, min_p = 1.0;
+};
+PairedMaxT paired_max_t(const std::vector<std::vector<double>>& contributions, int64_t draws = 99999,
+                        uint64_t seed = 0x5eed2026);
 
 // Alpha-spending functions (Lan–DeMets): the one-sided error spent by information fraction t in (0, 1].
 // O'Brien–Fleming type: 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)) (little early, nearly alpha at the end); Pocock

@@ -153,7 +153,7 @@ try:
     dbg = os.path.join(tmp, "gate.sqlite")
     run("history", "add", b, "--commit", heads[0], "--repo", repo, "--db", dbg)
     run("history", "add", b, "--commit", heads[1], "--repo", repo, "--db", dbg)
-    run("compare", "--baseline-history", dbg, "--current", c, expect=1, contains="pooled from 2 commits")
+    run("compare", "--baseline-history", dbg, "--current", c, expect=1, contains="1 epoch over 2 commits")
     run("compare", "--baseline-history", dbg, "--current", b, expect=0)
     run("report", c, "--baseline-history", dbg, "--md", os.path.join(tmp, "r.md"), expect=1)
     run("compare", "--baseline-history", os.path.join(tmp, "none.sqlite"), "--current", c, expect=2)

@@ -3,10 +3,13 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 #include "history/analysis.h"
@@ -248,6 +251,132 @@ TEST(ChangePoint, NoVariationIsNoChange) {
   std::vector<stats::SeriesGroup> g(5, stats::SeriesGroup{{1, 1, 1}, {}, {}});
   EXPECT_EQ(stats::step_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
   EXPECT_EQ(stats::trend_test(g, 0, 5, stats::SeriesKind::kBinary).p, 1.0);
+}
+
+// Paired exact tests: the signed-rank null by enumeration, the max-T over statistics flipped together, and
+// Tarone's rule leaving out the tests that cannot reach alpha / K.
+TEST(PairedTests, SignedRankAndMaxTAreExact) {
+  const auto r = stats::signed_rank_test({1, 2, 3, 4, 5, 0});
+  EXPECT_EQ(r.n, 5);
+  EXPECT_DOUBLE_EQ(r.p_value, 2.0 / 32.0);
+  EXPECT_DOUBLE_EQ(r.min_p, 2.0 / 32.0);
+  EXPECT_DOUBLE_EQ(stats::signed_rank_test({1, -2, 3, -4, 5, -6}).p_value, 54.0 / 64.0);  // W = 9, centre 10.5
+  // One statistic, +1/-1: the two-sided sign test (7 of 7 one way: 2^-6).
+  const auto t = stats::paired_max_t({{1, 1, 1, 1, 1, 1, 1, 0, 0}});
+  EXPECT_EQ(t.untied, 7);
+  EXPECT_DOUBLE_EQ(t.joint_p, 2.0 / 128.0);
+  EXPECT_DOUBLE_EQ(t.min_p, 2.0 / 128.0);
+  // Two statistics: a loss in one cannot be paid for by a gain in the other (each judged on its own |z|).
+  const auto two = stats::paired_max_t({{1, 1, 1, 1, 1, 1, 1, 1}, {-1, -1, -1, -1, -1, -1, -1, -1}});
+  EXPECT_DOUBLE_EQ(two.p[0], 2.0 / 256.0);
+  EXPECT_DOUBLE_EQ(two.p[1], 2.0 / 256.0);
+  const auto tar = stats::tarone_bonferroni({0.001, 0.5, 0.2}, {0.001, 0.25, 0.2}, 0.05);
+  EXPECT_EQ(tar.family, 1);  // only the first can reach 0.05 / 1
+  EXPECT_TRUE(tar.in_family[0]);
+  EXPECT_FALSE(tar.in_family[1]);
+  EXPECT_DOUBLE_EQ(tar.adjusted[0], 0.001);
+  EXPECT_DOUBLE_EQ(tar.adjusted[1], 1.0);
+}
+
+// Commits rerunning the same seeds: bit-identical reruns are one epoch, however many commits they span, so
+// ten copies of one commit are not ten observations; a neutral redraw is a new epoch.
+TEST(HistoryAnalysis, BitIdenticalRerunsAreOneEpoch) {
+  const fs::path path = temp_db("epochs");
+  Batch b;
+  b.battery = "tiny";
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> draw(10);
+  std::string parent;
+  for (int c = 0; c < 12; ++c) {
+    const std::string hash = fmt::format("{:08x}", 0xc0de0000 + c);
+    b.commits.push_back({hash, parent, fmt::format("2026-01-{:02d}T00:00:00Z", c + 1), "main", "c", nullptr});
+    parent = hash;
+    if (c == 0 || c == 6)  // a neutral numerical change at commit 6: every seed redrawn
+      for (auto& d : draw) d = u(rng);
+    for (int64_t s = 0; s < 10; ++s) {
+      Outcome o;
+      o.commit = hash;
+      o.config = "cfg";
+      o.seed = s;
+      o.locked_in = draw[static_cast<size_t>(s)] < 0.5;
+      if (o.locked_in) o.lock_in_step = 100 + static_cast<int64_t>(1000 * draw[static_cast<size_t>(s)]);
+      o.budget = 2000;
+      o.recall = o.locked_in ? 0.99 : 0.2 + draw[static_cast<size_t>(s)] / 10;
+      b.outcomes.push_back(o);
+    }
+  }
+  {
+    History h(path.string(), History::Mode::kWrite);
+    h.ingest(b);
+  }
+  const History h(path.string(), History::Mode::kRead);
+  const Analysis a = analyse(h, {});
+  ASSERT_EQ(a.configs.size(), 1u);
+  EXPECT_EQ(a.configs[0].epochs, 2);
+  EXPECT_EQ(a.tests, 1);  // one paired test of the config at its one epoch boundary
+  for (const auto& c : a.changes) EXPECT_EQ(c.design, judge::Design::kPairs);
+  fs::remove(path);
+}
+
+// A regression that arrives in steps each below the gate's floors (four commits each x1.15 slower) fails the
+// history-based gate: the pool's anchor is the first epoch (a regression never moves it), not the previous
+// commit. An improvement moves it.
+Batch creep(double first_factor) {
+  Batch b;
+  b.battery = "tiny";
+  std::string parent;
+  double factor = 1.0;
+  for (int c = 0; c < 6; ++c) {
+    const std::string hash = fmt::format("{:08x}", 0xcee00000 + c);
+    b.commits.push_back({hash, parent, fmt::format("2026-02-{:02d}T00:00:00Z", c + 1), "main", "c", nullptr});
+    parent = hash;
+    if (c >= 1 && c <= 4) factor *= c == 1 ? first_factor : 1.15;
+    for (int64_t s = 0; s < 10; ++s) {
+      Outcome o;
+      o.commit = hash;
+      o.config = "cfg";
+      o.seed = s;
+      o.locked_in = true;
+      o.lock_in_step = static_cast<int64_t>(std::lround((400 + 37 * s) * factor));
+      o.budget = 4000;
+      o.recall = 0.99;
+      b.outcomes.push_back(o);
+    }
+  }
+  return b;
+}
+
+TEST(HistoryAnalysis, CreepFailsAgainstTheAnchor) {
+  const fs::path path = temp_db("creep");
+  {
+    History h(path.string(), History::Mode::kWrite);
+    h.ingest(creep(1.15));
+  }
+  const History h(path.string(), History::Mode::kRead);
+  const std::string last = h.commits().back().hash;
+  const auto current = commit_configs(h, last, {});
+  ASSERT_EQ(current.size(), 1u);
+  const auto pool = pooled_baseline(h, current, last, 0.05, nullptr);
+  ASSERT_EQ(pool.configs.size(), 1u);
+  for (const auto& s : pool.configs[0].seeds) EXPECT_EQ(s.lock_in_step, 400 + 37 * s.seed) << "seed " << s.seed;
+  const auto cmp = judge::compare(pool.configs, current);
+  EXPECT_EQ(cmp.verdict(), judge::Verdict::kRegression);
+  fs::remove(path);
+
+  // The first step an improvement (x0.5), then three x1.15: the anchor is the improved epoch.
+  const fs::path better = temp_db("improved");
+  {
+    History hb(better.string(), History::Mode::kWrite);
+    hb.ingest(creep(0.5));
+  }
+  const History hb(better.string(), History::Mode::kRead);
+  const auto pool2 = pooled_baseline(hb, commit_configs(hb, hb.commits().back().hash, {}), hb.commits().back().hash,
+                                     0.05, nullptr);
+  ASSERT_EQ(pool2.configs.size(), 1u);
+  for (const auto& s : pool2.configs[0].seeds)
+    EXPECT_EQ(s.lock_in_step, std::lround((400 + 37 * s.seed) * 0.5)) << "seed " << s.seed;
+  fs::remove(better);
 }
 
 }  // namespace
