@@ -524,6 +524,8 @@ void judge_primary(ConfigComparison& cc, const GateOptions& o) {
     decide(cc, Verdict::kInconclusive, Reason::kPairsCannotReach);
   else if (e.worse() && !all_tied)
     decide(cc, Verdict::kInconclusive, Reason::kPrimaryBelowSignificance);
+  else if (cc.primary.rejects(o.alpha))
+    decide(cc, Verdict::kBelowMinimumEffect, Reason::kPrimaryBelowMinimumEffect);
   else
     decide(cc, Verdict::kNoChange, all_tied ? Reason::kAllPairsTied : Reason::kPrimaryNoChange);
 }

@@ -81,7 +81,7 @@ enum class Reason {
   kUnpairedRegression, kUnpairedImprovement, kUnpairedCannotReach, kUnpairedBelowSignificance,
   kUnpairedNoChange,                                                         // Rule::kUnpaired
   kPrimaryRegression, kPrimaryOpen, kPrimaryImprovement, kPairsCannotReach, kPrimaryBelowSignificance,
-  kAllPairsTied, kPrimaryNoChange,                                          // Rule::kPaired
+  kPrimaryBelowMinimumEffect, kAllPairsTied, kPrimaryNoChange,              // Rule::kPaired
 };
 
 // The seeds an inconclusive config would need (for the larger of the observed change and the minimum

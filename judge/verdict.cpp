@@ -8,6 +8,7 @@ const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kNoChange: return "no change";
     case Verdict::kImprovement: return "improvement";
+    case Verdict::kBelowMinimumEffect: return "below minimum effect";
     case Verdict::kInconclusive: return "inconclusive";
     case Verdict::kRegression: return "regression";
     case Verdict::kDataStreamChanged: return "data stream changed";
@@ -32,7 +33,8 @@ const char* speed_verdict_name(SpeedVerdict v) {
 GateEffect gate_effect(Verdict v) {
   switch (v) {
     case Verdict::kNoChange:
-    case Verdict::kImprovement: return GateEffect::kPass;
+    case Verdict::kImprovement:
+    case Verdict::kBelowMinimumEffect: return GateEffect::kPass;
     case Verdict::kInconclusive: return GateEffect::kUndecided;
     case Verdict::kRegression: return GateEffect::kFail;
     case Verdict::kDataStreamChanged:

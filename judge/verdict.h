@@ -12,10 +12,12 @@ namespace rb::judge {
 // compared: the data stream of a seed changed, the task changed (the held-out set), the model changed, or
 // the current seeds are not independent draws (two seeds of one config saw the same training batches).
 enum class Verdict {
-  kNoChange, kImprovement, kInconclusive, kRegression,
+  kNoChange, kImprovement, kBelowMinimumEffect, kInconclusive, kRegression,
   kDataStreamChanged, kTaskChanged, kModelChanged, kSeedsNotIndependent
 };
-// "no change", "improvement", "inconclusive", "regression", "data stream changed", "task changed",
+// kBelowMinimumEffect: the primary test finds the config significantly worse, but by less than the minimum
+// effects; it passes, and is listed first among the passes (never as "no change").
+// "no change", "improvement", "below minimum effect", "inconclusive", "regression", "data stream changed", "task changed",
 // "model changed", "seeds not independent".
 const char* verdict_name(Verdict v);
 

@@ -134,6 +134,9 @@ std::string paired_reason(const ConfigComparison& cc, const GateOptions& o) {
       return fmt::format("{}; a change of at least the minimum effect ({}) that the primary test does not find "
                          "significant; {}; {}",
                          counts, min_effects(o), test, secondary);
+    case Reason::kPrimaryBelowMinimumEffect:
+      return fmt::format("{}; significantly worse, but by less than the minimum effect ({}); {}; alpha {}; {}", counts,
+                         min_effects(o), test, o.alpha, secondary);
     case Reason::kAllPairsTied:
       return fmt::format("{}; every seed pair has the same outcome ({} pairs): nothing changed", counts, cc.pairs);
     default: return fmt::format("{}; no change of at least {}; {}", counts, min_effects(o), test);
@@ -170,6 +173,7 @@ GateCounts::GateCounts(const judge::Comparison& c) {
   improvements = n.of(Verdict::kImprovement);
   inconclusive = n.of(Verdict::kInconclusive);
   unchanged = n.of(Verdict::kNoChange);
+  below_minimum = n.of(Verdict::kBelowMinimumEffect);
   model_changed = n.of(Verdict::kModelChanged);
   data_changed = n.of_any(Verdict::kDataStreamChanged, Verdict::kTaskChanged, Verdict::kSeedsNotIndependent);
 }
@@ -315,7 +319,8 @@ json comparison_to_json(const judge::Comparison& c) {
           {"tests", c.tests},
           {"counts",
            {{"regression", counts.regressions}, {"improvement", counts.improvements},
-            {"inconclusive", counts.inconclusive}, {"no_change", counts.unchanged},
+            {"inconclusive", counts.inconclusive}, {"below_minimum_effect", counts.below_minimum},
+            {"no_change", counts.unchanged},
             {"model_changed", counts.model_changed}, {"data_changed", counts.data_changed},
             {"data_unchecked", c.data_unchecked()}}},
           {"configs", configs},

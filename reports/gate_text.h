@@ -26,6 +26,7 @@ std::string gate_reason(const judge::ConfigComparison& cc, const judge::GateOpti
 struct GateCounts {
   explicit GateCounts(const judge::Comparison& c);
   int64_t regressions = 0, improvements = 0, inconclusive = 0, unchanged = 0, model_changed = 0;
+  int64_t below_minimum = 0;  // significant, below the minimum effect
   int64_t data_changed = 0;  // task or data stream changed, or seeds not independent
 };
 

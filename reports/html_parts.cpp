@@ -27,6 +27,7 @@ Tone tone_of(judge::Verdict verdict) {
   switch (verdict) {
     case judge::Verdict::kNoChange: return Tone::kFine;
     case judge::Verdict::kImprovement: return Tone::kGood;
+    case judge::Verdict::kBelowMinimumEffect: return Tone::kOpen;
     case judge::Verdict::kInconclusive: return Tone::kOpen;
     case judge::Verdict::kRegression:
     case judge::Verdict::kDataStreamChanged:

@@ -136,6 +136,7 @@ const char* md_verdict_title(judge::Verdict v) {
     case judge::Verdict::kRegression: return "Regressions";
     case judge::Verdict::kInconclusive: return "Inconclusive";
     case judge::Verdict::kImprovement: return "Improvements";
+    case judge::Verdict::kBelowMinimumEffect: return "Significant, below the minimum effect (passes)";
     case judge::Verdict::kNoChange: return "No change";
   }
   return "";
@@ -144,7 +145,7 @@ const char* md_verdict_title(judge::Verdict v) {
 // One list per verdict other than no change, the most severe first: each config's key and reason.
 void md_verdict_lists(Document& d, const judge::Comparison& c) {
   for (judge::Verdict v : {judge::Verdict::kSeedsNotIndependent, judge::Verdict::kModelChanged, judge::Verdict::kTaskChanged,
-                    judge::Verdict::kDataStreamChanged, judge::Verdict::kRegression, judge::Verdict::kInconclusive, judge::Verdict::kImprovement}) {
+                    judge::Verdict::kDataStreamChanged, judge::Verdict::kRegression, judge::Verdict::kInconclusive, judge::Verdict::kBelowMinimumEffect, judge::Verdict::kImprovement}) {
     List list;
     for (const auto& cc : c.configs)
       if (cc.verdict == v) list.items.push_back(Inline().code(cc.key).text(": " + gate_reason(cc, c.options)));
@@ -253,10 +254,11 @@ std::string report_markdown(const ReportInput& in) { return MarkdownRenderer().r
 
 std::string verdict_counts(const judge::Comparison& c) {
   const GateCounts n(c);
-  return fmt::format("{} model changed, {} data changed, {} regression(s), {} inconclusive, {} improvement(s), {} "
+  return fmt::format("{} model changed, {} data changed, {} regression(s), {} inconclusive, {}{} improvement(s), {} "
                      "unchanged of {}",
-                     n.model_changed, n.data_changed, n.regressions, n.inconclusive, n.improvements, n.unchanged,
-                     c.configs.size());
+                     n.model_changed, n.data_changed, n.regressions, n.inconclusive,
+                     n.below_minimum ? fmt::format("{} below the minimum effect, ", n.below_minimum) : "",
+                     n.improvements, n.unchanged, c.configs.size());
 }
 
 std::string gate_rule_text(const judge::Comparison& c) {
@@ -285,10 +287,11 @@ std::string data_unchecked_note(const judge::Comparison& c) {
 std::string comparison_text(const judge::Comparison& c, const std::string& baseline_path) {
   const GateCounts n(c);
   std::string out = fmt::format(
-      "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {} improvement, {} no change "
+      "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {}{} improvement, {} no change "
       "of {} configs compared with {}; {}, alpha {}, minimum effect {:.0f} points lock-in, "
       "{:.2f} recall or {:.0f}% slower lock-in){}\n",
-      judge::verdict_name(c.verdict()), n.model_changed, n.data_changed, n.regressions, n.inconclusive, n.improvements,
+      judge::verdict_name(c.verdict()), n.model_changed, n.data_changed, n.regressions, n.inconclusive,
+      n.below_minimum ? fmt::format("{} below the minimum effect, ", n.below_minimum) : "", n.improvements,
       n.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
       data_unchecked_note(c));
   for (const auto& cc : c.configs) {

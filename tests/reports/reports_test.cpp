@@ -134,6 +134,23 @@ TEST(Gate, SmallDropBelowTheMinimumEffectIsNotARegression) {
   EXPECT_NE(c.verdict(), Verdict::kRegression);
 }
 
+// Every seed 10% later (the paired test is significant, 10 of 10 pairs one way) but below the 30% minimum
+// slowdown: its own verdict, which passes and is never "no change" (issue 43).
+TEST(Gate, SignificantBelowTheMinimumEffectIsItsOwnVerdict) {
+  const std::vector<Config> base = {planted("a", "diag+conv", 10, 10)};
+  std::vector<Config> cur = {planted("a", "diag+conv", 10, 10)};
+  for (auto& s : cur[0].seeds) {
+    s.lock_in_step = s.lock_in_step * 11 / 10;
+    s.steps = s.lock_in_step;
+  }
+  const Comparison c = compare(base, cur);
+  EXPECT_EQ(c.configs[0].verdict, Verdict::kBelowMinimumEffect) << gate_reason(c.configs[0], c.options);
+  EXPECT_EQ(c.verdict(), Verdict::kBelowMinimumEffect);
+  EXPECT_EQ(GateCounts(c).below_minimum, 1);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 0);
+  EXPECT_NE(gate_reason(c.configs[0], c.options).find("less than the minimum effect"), std::string::npos);
+}
+
 TEST(Gate, ImprovementIsReportedAndPasses) {
   const std::vector<Config> base = {planted("a", "diag", 0, 8)};
   const std::vector<Config> cur = {planted("a", "diag", 8, 8)};
