@@ -23,7 +23,6 @@
 #include "history/history.h"
 #include "judge/change.h"
 #include "reports/report.h"
-#include "reports/report_command.h"
 #include "stats/changepoint.h"
 
 namespace rb::history {

@@ -550,7 +550,7 @@ Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit) {
   return batch;
 }
 
-Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit, const std::string& reference) {
+Batch batch_from_bench(const judge::BenchFile& file, const CommitInfo& commit, const std::string& reference) {
   Batch batch;
   batch.commits.push_back(commit);
   const auto median = [](const std::vector<double>& v) { return rb::spread(v).median; };
@@ -572,7 +572,7 @@ Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit,
   const std::string sample = short_hash_of(file.context.dump() + file.path);
   for (const auto& [name, times] : file.runs) {
     // The machine ceilings measure the machine, not the code: not a speed series.
-    if (times.empty() || name == ref_name || name.rfind(reports::kCeilingPrefix, 0) == 0) continue;
+    if (times.empty() || name == ref_name || name.rfind(judge::kCeilingPrefix, 0) == 0) continue;
     batch.benchmarks.push_back({commit.hash, name, sample, median(times) / ref});
   }
   RB_CHECK_INPUT(!batch.benchmarks.empty(), file.path + ": no benchmark rows to record");

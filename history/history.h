@@ -36,8 +36,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/speed_gate.h"
 #include "reports/results.h"
-#include "reports/speed_gate.h"
 
 namespace rb::history {
 
@@ -140,7 +140,7 @@ Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit);
 // A Google Benchmark file: each benchmark's median time divided by `reference`'s median in the same file
 // (kernels relative to the GEMM ceiling; a name or a prefix of one), the ceilings themselves left out;
 // reference "none": raw medians (ns). A reference the file lacks: UsageError.
-Batch batch_from_bench(const reports::BenchFile& file, const CommitInfo& commit, const std::string& reference);
+Batch batch_from_bench(const judge::BenchFile& file, const CommitInfo& commit, const std::string& reference);
 // A `recallbench verify --json` document.
 Batch batch_from_verdicts(const json& doc, const CommitInfo& commit, const std::string& where);
 

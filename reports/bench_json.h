@@ -1,6 +1,7 @@
 // The one reader of Google Benchmark JSON (`--benchmark_format=json`, `--benchmark_out`, `recallbench bench
 // --out`): its rows as written, and the two views the report layer takes of them, the speed gate's
-// repetition times (reports/speed_gate.h BenchFile) and the report's kernel throughput rows (bench_rows).
+// repetition times (reports/speed_gate.h read_bench_file) and the report's kernel throughput rows
+// (bench_rows).
 //
 //   for (const BenchRecord& r : read_bench_records(doc, "bench.json")) ...
 #pragma once

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,10 @@ struct Baseline {
 
 // The baseline document for `runs` (kind "recallbench.baseline", schema_version 1).
 json baseline_json(const RunSet& runs, const std::string& battery);
+
+// A baseline made from the current runs once they are read, instead of a stored file: the history's
+// pooled baseline (history/analysis.h history_baseline_source), taken by suite/report_command.h.
+using BaselineSource = std::function<Baseline(const RunSet& current)>;
 
 // Reads a baseline. Accepts a baseline document or a report (whose configs have the same form).
 // Malformed JSON, a wrong kind or schema_version, or missing fields: UsageError with a clear message

@@ -1,22 +1,26 @@
-// The speed gate over Google Benchmark JSON files and the A/A noise calibration (see speed_gate.h).
+// Google Benchmark JSON read for the speed gate, and the gate's results in words (speed_gate.h).
 #include "reports/speed_gate.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "reports/report.h"
 #include "core/json_io.h"
+#include "reports/report.h"
+#include "stats/stats.h"
 
 namespace rb::reports {
 namespace {
 
+using judge::BenchComparison;
+using judge::BenchFile;
+using judge::NoiseCalibration;
+using judge::SpeedComparison;
+using judge::SpeedGateOptions;
+using judge::SpeedReason;
 using nlohmann::json;
 
 double unit_to_ns(const std::string& unit, const std::string& where) {
@@ -27,8 +31,6 @@ double unit_to_ns(const std::string& unit, const std::string& where) {
   throw UsageError(where + ": time_unit: got '" + unit + "', expected ns, us, ms or s");
 }
 
-double median(const std::vector<double>& v) { return quantile(v, 0.5); }
-
 std::string pct(double x) { return fmt::format("{:+.1f}%", 100.0 * x); }
 
 std::string time_str(double ns) {
@@ -37,30 +39,6 @@ std::string time_str(double ns) {
   if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
   return fmt::format("{:.1f} ns", ns);
 }
-
-// The median of the reference benchmark in `f` (UsageError when `f` lacks it).
-double reference_median(const BenchFile& f, const std::string& reference, const std::string& role) {
-  auto it = f.runs.find(reference);
-  if (it == f.runs.end()) {
-    std::string names;
-    for (const auto& [n, _] : f.runs) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError("speed gate: --reference: the " + role + " file " + f.path + " has no benchmark '" + reference +
-                     "' (it has: " + names + ")");
-  }
-  return median(it->second);
-}
-
-// `f` with every time divided by `scale` (a reference median; 1 without a reference).
-BenchFile divided(BenchFile f, double scale) {
-  for (auto& [_, times] : f.runs)
-    for (auto& t : times) t /= scale;
-  return f;
-}
-
-}  // namespace
-
-
-namespace {
 
 BenchFile read_bench_json(const json& doc, const std::string& path, const std::string& time_key) {
   const std::string where = path.empty() ? std::string("benchmark file") : path;
@@ -102,131 +80,43 @@ BenchFile read_bench_file(const std::string& path, const std::string& time_key) 
   return bench_file_from_json(read_json_file(path), path, time_key);
 }
 
-namespace {
-
-// One benchmark both files hold: the raw medians and their change, the change relative to the reference, and
-// the two-sided Mann–Whitney test on the (relative) repetitions when it is gated and has enough of them.
-BenchComparison measure_bench(const std::string& name, const std::vector<double>& base_raw,
-                              const std::vector<double>& cur_raw, const std::vector<double>& base,
-                              const std::vector<double>& cur, const SpeedGateOptions& o) {
-  BenchComparison b;
-  b.name = name;
-  b.n_base = static_cast<int64_t>(base.size());
-  b.n_cur = static_cast<int64_t>(cur.size());
-  b.median_base = median(base_raw);
-  b.median_cur = median(cur_raw);
-  b.raw_change = b.median_cur / b.median_base - 1.0;
-  b.change = median(cur) / median(base) - 1.0;
-  b.gated = name.rfind(kCeilingPrefix, 0) != 0 && name != o.reference;
-  if (b.gated && b.n_base >= o.min_repetitions && b.n_cur >= o.min_repetitions) {
-    b.p = stats::mann_whitney_u(cur, base, stats::Alternative::kTwoSided).p_value;
-    b.tested = true;
-  }
-  return b;
-}
-
-// The verdict and its reason from the change and the adjusted p (see speed_gate.h).
-void judge_bench(BenchComparison& b, const SpeedGateOptions& o) {
-  const bool slower = b.change > o.threshold;
-  const bool faster = b.change < -o.threshold;
-  const bool sig = b.tested && stats::significant(b.p_adj, o.alpha);
-  if (!b.gated) {
-    b.verdict = SpeedVerdict::kNoChange;
-    b.reason = fmt::format("{} ({}: shown, not gated)", pct(b.raw_change),
-                           b.name == o.reference ? "the reference" : "machine ceiling");
-  } else if (!b.tested) {
-    b.verdict = SpeedVerdict::kUnreliable;
-    b.reason = fmt::format("{} vs {} repetitions; at least {} per side are needed for a test", b.n_base, b.n_cur,
-                           o.min_repetitions);
-  } else if (slower && sig) {
-    b.verdict = SpeedVerdict::kRegression;
-    b.reason = fmt::format("slower by {} > {:.0f}% and significant (adjusted p = {:.3g})", pct(b.change),
-                           100 * o.threshold, b.p_adj);
-  } else if (faster && sig) {
-    b.verdict = SpeedVerdict::kImprovement;
-    b.reason = fmt::format("faster by {} and significant (adjusted p = {:.3g})", pct(b.change), b.p_adj);
-  } else if (slower) {
-    b.verdict = SpeedVerdict::kInconclusive;
-    b.reason = fmt::format("slower by {} > {:.0f}% but not significant (adjusted p = {:.3g} > {})", pct(b.change),
-                           100 * o.threshold, b.p_adj, o.alpha);
-  } else {
-    b.verdict = SpeedVerdict::kNoChange;
-    b.reason = sig ? fmt::format("significant (adjusted p = {:.3g}) but {} is within the {:.0f}% threshold", b.p_adj,
-                                 pct(b.change), 100 * o.threshold)
-                   : fmt::format("{} within the {:.0f}% threshold or not significant", pct(b.change), 100 * o.threshold);
+bool is_bench_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  try {
+    return is_bench_json(read_json_file(path));  // the same limits as every document the tool reads
+  } catch (const UsageError&) {
+    return false;
   }
 }
 
-// The counts of each verdict and the worst one.
-void tally_verdicts(SpeedComparison& c) {
-  const auto n = judge::count_verdicts<SpeedVerdict>(c.benchmarks);
-  c.regressions = n.of(SpeedVerdict::kRegression);
-  c.improvements = n.of(SpeedVerdict::kImprovement);
-  c.inconclusive = n.of(SpeedVerdict::kInconclusive);
-  c.unreliable = n.of(SpeedVerdict::kUnreliable);
-  c.unchanged = n.of(SpeedVerdict::kNoChange);
-  c.verdict = n.worst(SpeedVerdict::kNoChange);
-}
-
-void check_options(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
-  RB_CHECK_INPUT(o.threshold >= 0 && std::isfinite(o.threshold),
-                 "speed gate: --threshold: got " + fmt::format("{}", o.threshold) + ", expected a fraction ≥ 0 (0.1 = 10%)");
-  RB_CHECK_INPUT(o.alpha > 0 && o.alpha < 1, "speed gate: --alpha: got " + fmt::format("{}", o.alpha) + ", expected 0 < alpha < 1");
-  RB_CHECK_INPUT(o.min_repetitions >= 2, "speed gate: minimum repetitions: got " + std::to_string(o.min_repetitions) +
-                                             ", expected ≥ 2");
-  if (baseline.time_key != current.time_key)
-    throw UsageError("speed gate: the baseline times " + baseline.time_key + " and the current file " + current.time_key +
-                     ", expected the same (both runs with the same --threads)");
-}
-
-}  // namespace
-
-SpeedComparison compare_bench(const BenchFile& baseline, const BenchFile& current, const SpeedGateOptions& o) {
-  check_options(baseline, current, o);
-  SpeedComparison c;
-  c.options = o;
-  c.time_key = baseline.time_key;
-  if (!o.reference.empty()) {
-    c.reference_base = reference_median(baseline, o.reference, "baseline");
-    c.reference_cur = reference_median(current, o.reference, "current");
+std::string speed_reason(const BenchComparison& b, const SpeedGateOptions& o) {
+  const double threshold = 100 * o.threshold;
+  switch (b.reason) {
+    case SpeedReason::kReference:
+      return fmt::format("{} (the reference: shown, not gated)", pct(b.raw_change));
+    case SpeedReason::kCeiling:
+      return fmt::format("{} (machine ceiling: shown, not gated)", pct(b.raw_change));
+    case SpeedReason::kTooFewRepetitions:
+      return fmt::format("{} vs {} repetitions; at least {} per side are needed for a test",
+                         b.n_base, b.n_cur, o.min_repetitions);
+    case SpeedReason::kSlowerSignificant:
+      return fmt::format("slower by {} > {:.0f}% and significant (adjusted p = {:.3g})",
+                         pct(b.change), threshold, b.p_adj);
+    case SpeedReason::kFasterSignificant:
+      return fmt::format("faster by {} and significant (adjusted p = {:.3g})", pct(b.change),
+                         b.p_adj);
+    case SpeedReason::kSlowerNotSignificant:
+      return fmt::format("slower by {} > {:.0f}% but not significant (adjusted p = {:.3g} > {})",
+                         pct(b.change), threshold, b.p_adj, o.alpha);
+    case SpeedReason::kSignificantWithinThreshold:
+      return fmt::format("significant (adjusted p = {:.3g}) but {} is within the {:.0f}% threshold",
+                         b.p_adj, pct(b.change), threshold);
+    case SpeedReason::kWithinThreshold:
+      break;
   }
-  // The change and the test use these: times relative to the reference (the raw times without one).
-  const BenchFile base_rel = divided(baseline, o.reference.empty() ? 1.0 : c.reference_base);
-  const BenchFile cur_rel = divided(current, o.reference.empty() ? 1.0 : c.reference_cur);
-  for (const auto& [name, _] : baseline.runs)
-    if (!current.runs.count(name)) c.missing_in_current.push_back(name);
-  for (const auto& [name, _] : current.runs)
-    if (!baseline.runs.count(name)) c.missing_in_baseline.push_back(name);
-  std::vector<double> pvals;
-  std::vector<size_t> tested;
-  for (const auto& [name, base_raw] : baseline.runs) {
-    auto it = current.runs.find(name);
-    if (it == current.runs.end()) continue;
-    c.benchmarks.push_back(
-        measure_bench(name, base_raw, it->second, base_rel.runs.at(name), cur_rel.runs.at(name), o));
-    if (c.benchmarks.back().tested) {
-      pvals.push_back(c.benchmarks.back().p);
-      tested.push_back(c.benchmarks.size() - 1);
-    }
-  }
-  if (c.benchmarks.empty())
-    throw UsageError("speed gate: the two benchmark files share no benchmark (baseline " +
-                     std::to_string(baseline.runs.size()) + ", current " + std::to_string(current.runs.size()) +
-                     "), expected the same benchmark names");
-  const auto adj = stats::p_adjust(pvals, o.adjust);
-  for (size_t i = 0; i < tested.size(); ++i) c.benchmarks[tested[i]].p_adj = adj[i];
-  c.tests = static_cast<int64_t>(tested.size());
-  for (auto& b : c.benchmarks) judge_bench(b, o);
-  tally_verdicts(c);
-  std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(), [](const BenchComparison& x, const BenchComparison& y) {
-    if (x.verdict != y.verdict) return x.verdict > y.verdict;
-    return x.name < y.name;
-  });
-  return c;
-}
-
-int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive) {
-  return judge::gate_exit_code(judge::gate_effect(c.verdict), fail_on_inconclusive);
+  return fmt::format("{} within the {:.0f}% threshold or not significant", pct(b.change),
+                     threshold);
 }
 
 json speed_comparison_to_json(const SpeedComparison& c) {
@@ -235,7 +125,8 @@ json speed_comparison_to_json(const SpeedComparison& c) {
     rows.push_back({{"name", b.name}, {"n_baseline", b.n_base}, {"n_current", b.n_cur},
                     {"median_baseline_ns", b.median_base}, {"median_current_ns", b.median_cur}, {"change", b.change},
                     {"raw_change", b.raw_change}, {"p", b.tested ? json(b.p) : json(nullptr)}, {"p_adjusted", b.tested ? json(b.p_adj) : json(nullptr)},
-                    {"gated", b.gated}, {"verdict", speed_verdict_name(b.verdict)}, {"reason", b.reason}});
+                    {"gated", b.gated}, {"verdict", speed_verdict_name(b.verdict)},
+                    {"reason", speed_reason(b, c.options)}});
   return {{"kind", "speed_gate"},
           {"verdict", speed_verdict_name(c.verdict)},
           {"options",
@@ -260,7 +151,8 @@ std::string speed_comparison_table(const SpeedComparison& c) {
     out += fmt::format("{:<{}}  {:>13}  {:>13}  {:>8}  {:>9}  {:>5}  {}\n", b.name, w, time_str(b.median_base),
                        time_str(b.median_cur), pct(b.change), b.tested ? fmt::format("{:.3g}", b.p_adj) : "-",
                        fmt::format("{}/{}", b.n_base, b.n_cur), b.gated ? speed_verdict_name(b.verdict)
-                       : b.name == c.options.reference ? "(reference, not gated)" : "(ceiling, not gated)");
+                       : b.reason == SpeedReason::kReference ? "(reference, not gated)"
+                                                             : "(ceiling, not gated)");
   for (const auto& n : c.missing_in_current) out += "missing in current: " + n + "\n";
   for (const auto& n : c.missing_in_baseline) out += "new (not in baseline): " + n + "\n";
   out += fmt::format(
@@ -306,32 +198,12 @@ std::string speed_comparison_markdown(const SpeedComparison& c) {
   return MarkdownRenderer().render(speed_comparison_document(c));
 }
 
-// ---------------------------------------------------------------------------------------------------
-
-NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b, const SpeedGateOptions& options) {
-  NoiseCalibration cal;
-  cal.gate = compare_bench(a, b, options);
-  const BenchFile ra_file = divided(a, options.reference.empty() ? 1.0 : cal.gate.reference_base);
-  const BenchFile rb_file = divided(b, options.reference.empty() ? 1.0 : cal.gate.reference_cur);
-  for (const auto& [name, ra] : ra_file.runs) {
-    auto it = rb_file.runs.find(name);
-    if (it == rb_file.runs.end() || name == options.reference) continue;
-    const auto& rb = it->second;
-    NoiseRow r;
-    r.name = name;
-    r.n_a = static_cast<int64_t>(ra.size());
-    r.n_b = static_cast<int64_t>(rb.size());
-    r.change = median(rb) / median(ra) - 1.0;
-    auto rel_iqr = [](const std::vector<double>& v) { return (quantile(v, 0.75) - quantile(v, 0.25)) / median(v); };
-    r.spread = std::max(rel_iqr(ra), rel_iqr(rb));
-    if (r.n_a >= 2 && r.n_b >= 2) r.p = stats::mann_whitney_u(rb, ra, stats::Alternative::kTwoSided).p_value;
-    cal.max_abs_change = std::max(cal.max_abs_change, std::abs(r.change));
-    cal.max_spread = std::max(cal.max_spread, r.spread);
-    cal.rows.push_back(r);
-  }
-  const double raw = cal.max_abs_change + cal.max_spread;
-  cal.suggested_threshold = std::max(0.01, std::ceil(raw * 100.0 - 1e-9) / 100.0);
-  return cal;
+std::string machine_difference_text(const std::vector<judge::ContextDifference>& d) {
+  std::string out;
+  for (const auto& x : d)
+    out += fmt::format("{}{} {} → {}", out.empty() ? "" : "; ", x.key, x.baseline.dump(),
+                       x.current.dump());
+  return out;
 }
 
 json noise_calibration_to_json(const NoiseCalibration& c) {
@@ -373,52 +245,6 @@ std::string noise_calibration_table(const NoiseCalibration& c) {
       100 * c.max_abs_change, 100 * c.max_spread, c.suggested_threshold, 100 * c.suggested_threshold,
       c.gate.options.threshold, speed_verdict_name(c.gate.verdict), c.gate.regressions);
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------------
-
-bool is_bench_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  try {
-    return is_bench_json(read_json_file(path));  // the same limits as every document the tool reads
-  } catch (const UsageError&) {
-    return false;
-  }
-}
-
-// What the benchmark names do not pin: the machine. A benchmark's name carries the kernel, implementation
-// and shape, so the same name is the same computation; but a different CPU model, core count or OpenBLAS
-// core under the same names shifts every time. Says which differ ("" when none does).
-std::string machine_difference(const BenchFile& base, const BenchFile& cur) {
-  std::string out;
-  for (const char* key : {"recallbench.cpu_model", "num_cpus", "recallbench.blas_core", "library_build_type"}) {
-    const json a = base.context.is_object() && base.context.contains(key) ? base.context.at(key) : json(nullptr);
-    const json b = cur.context.is_object() && cur.context.contains(key) ? cur.context.at(key) : json(nullptr);
-    if (!a.is_null() && !b.is_null() && a != b) out += fmt::format("{}{} {} → {}", out.empty() ? "" : "; ", key, a.dump(), b.dump());
-  }
-  return out;
-}
-
-int run_speed_compare(const SpeedCompareRequest& r) {
-  const BenchFile base = read_bench_file(r.baseline);
-  const BenchFile cur = read_bench_file(r.current);
-  if (const std::string diff = machine_difference(base, cur); !diff.empty())
-    std::fprintf(stderr, "warning: the two benchmark files come from different machines or builds (%s): every time "
-                         "shifts; --reference (times relative to a ceiling of the same run) cancels part of it\n",
-                 diff.c_str());
-  if (r.aa) {
-    const NoiseCalibration cal = calibrate_noise(base, cur, r.options);
-    std::fputs(noise_calibration_table(cal).c_str(), stdout);
-    write_outputs(noise_calibration_document(cal), {r.json_out, "", r.md_out});
-    std::fflush(stdout);
-    return kExitOk;
-  }
-  const SpeedComparison c = compare_bench(base, cur, r.options);
-  std::fputs(speed_comparison_table(c).c_str(), stdout);
-  write_outputs(speed_comparison_document(c), {r.json_out, "", r.md_out});
-  std::fflush(stdout);
-  return speed_exit_code(c, r.fail_on_inconclusive);
 }
 
 }  // namespace rb::reports

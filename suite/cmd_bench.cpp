@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "kernels/bench_api.h"
+#include "judge/speed_gate.h"
 #include "reports/speed_gate.h"
 #include "suite/cli.h"
 #include "suite/context.h"
@@ -16,7 +17,7 @@ namespace {
 struct BenchCmdOptions {
   KernelBenchOptions bench;
   int threads = 1;
-  bool calibrate = false;  // A/A: run twice, report the noise (reports/speed_gate.h)
+  bool calibrate = false;  // A/A: run twice, report the noise (judge/speed_gate.h)
 };
 
 CommandFn add_bench_command(CLI::App& sub) {
@@ -44,7 +45,7 @@ CommandFn add_bench_command(CLI::App& sub) {
       first.out = o->bench.out + ".aa.json";
       run_kernel_bench(first);
       run_kernel_bench(o->bench);
-      const auto cal = reports::calibrate_noise(reports::read_bench_file(first.out),
+      const auto cal = judge::calibrate_noise(reports::read_bench_file(first.out),
                                                 reports::read_bench_file(o->bench.out));
       fmt::print("\n{}", reports::noise_calibration_table(cal));
       return static_cast<int>(kExitOk);

@@ -3,7 +3,7 @@
 //   recallbench compare --baseline ci/baselines/smoke.json --current results [--md summary.md]
 //
 // Matches configs by key; each is regression / improvement / no change / inconclusive (judge/recall_gate.h).
-// Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (reports/speed_gate.h):
+// Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (judge/speed_gate.h):
 //   recallbench compare --baseline ci/baselines/bench-smoke.json --current bench.json [--threshold 0.1]
 //   recallbench compare --aa --baseline run1.json --current run2.json      (A/A noise calibration)
 //   ... [--reference ceiling/gemm_fp32/N:512]   (times relative to a benchmark of the same run)
@@ -11,9 +11,10 @@
 // not comparable), 3 inconclusive with --fail-on-inconclusive, 4 internal error.
 #include <memory>
 
-#include "reports/speed_gate.h"
 #include "history/analysis.h"
+#include "reports/speed_gate.h"
 #include "suite/cli.h"
+#include "suite/report_command.h"
 #include "suite/report_flags.h"
 
 namespace rb {
@@ -21,8 +22,8 @@ namespace {
 
 struct CompareOptions {
   std::string baseline, current, baseline_history;
-  reports::GateFlags gate;
-  reports::OutputFlags out;
+  GateFlags gate;
+  OutputFlags out;
   double threshold = 0.10;  // benchmark files: the speed gate's slowdown threshold
   bool aa = false;          // benchmark files: A/A noise calibration
   std::string reference;    // benchmark files: compare times relative to this benchmark's median per file
@@ -53,22 +54,22 @@ CommandFn add_compare_command(CLI::App& s) {
   return [o]() {
     if (!o->baseline_history.empty()) {
       RB_CHECK_INPUT(o->baseline.empty(), "compare: got --baseline and --baseline-history, expected one");
-      return reports::run_report(o->current, "history " + o->baseline_history, o->gate, o->out, {}, false,
+      return run_report(o->current, "history " + o->baseline_history, o->gate, o->out, {}, false,
                                  history::history_baseline_source(o->baseline_history, o->gate.gate.alpha));
     }
     RB_CHECK_INPUT(!o->baseline.empty(), "compare: --baseline FILE (or --baseline-history DB) is required");
-    // Google Benchmark JSON (recallbench bench --out) goes to the speed gate (reports/speed_gate.h).
+    // Google Benchmark JSON (recallbench bench --out) goes to the speed gate (judge/speed_gate.h).
     const bool base_bench = reports::is_bench_file(o->baseline), cur_bench = reports::is_bench_file(o->current);
     if (base_bench != cur_bench)
       throw UsageError("compare: got one benchmark file and one recall result (" +
                        (base_bench ? o->baseline : o->current) + " is Google Benchmark JSON), expected two of a kind");
     if (!base_bench) {
       if (o->aa) throw UsageError("compare: --aa: got recall results, expected two benchmark files");
-      return reports::run_report(o->current, o->baseline, o->gate, o->out, {}, false);
+      return run_report(o->current, o->baseline, o->gate, o->out, {}, false);
     }
     if (!o->out.html.empty() || !o->out.bench.empty())
       throw UsageError("compare: benchmark files: got --html/--bench, expected only --json and --md");
-    reports::SpeedCompareRequest r;
+    SpeedCompareRequest r;
     r.baseline = o->baseline;
     r.current = o->current;
     r.options.threshold = o->threshold;
@@ -79,7 +80,7 @@ CommandFn add_compare_command(CLI::App& s) {
     r.aa = o->aa;
     r.json_out = o->out.json;
     r.md_out = o->out.md;
-    return reports::run_speed_compare(r);
+    return run_speed_compare(r);
   };
 }
 

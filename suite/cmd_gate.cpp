@@ -27,6 +27,7 @@
 #include "reports/report.h"
 #include "suite/battery.h"
 #include "suite/cli.h"
+#include "suite/report_command.h"
 #include "suite/report_flags.h"
 #include "suite/planner.h"
 #include "suite/runner.h"
@@ -39,8 +40,8 @@ struct GateCommandOptions {
   std::string baseline_history;  // a history database: the pooled baseline instead of a file
   std::string record;            // a history database to record this commit's runs into afterwards
   int jobs = 0;
-  reports::GateFlags gate;
-  reports::OutputFlags outputs;
+  GateFlags gate;
+  OutputFlags outputs;
   int64_t stages = 5;
 };
 
@@ -117,7 +118,7 @@ int run_gate(const GateCommandOptions& o) {
   if (stages < o.stages)
     fmt::print(stderr, "gate: the baseline holds the seeds of {} look(s) of {}, not {}: the cap is {} seeds per config\n",
                stages, per_look, o.stages, stages * per_look);
-  reports::GateFlags flags = o.gate;
+  GateFlags flags = o.gate;
   flags.gate.stage_seeds = per_look;
   flags.gate.max_stages = stages;
   const judge::GateOptions options = flags.resolved();
@@ -149,15 +150,15 @@ int run_gate(const GateCommandOptions& o) {
   // The store's plan: every run of every look, so `report DIR` and `merge DIR` see the whole gate.
   plan_doc["gate_looks"] = stages_doc;
   write_json_atomic(std::filesystem::path(o.out) / "plan.json", plan_doc);
-  reports::OutputFlags out = o.outputs;
+  OutputFlags out = o.outputs;
   if (out.html.empty() && out.json.empty() && out.md.empty()) {
     out.html = (std::filesystem::path(o.out) / "report.html").string();
     out.json = (std::filesystem::path(o.out) / "report.json").string();
     out.md = (std::filesystem::path(o.out) / "summary.md").string();
   }
-  int rc = reports::run_report(o.out, baseline_label, flags, out, {}, true,
-                               from_history ? reports::BaselineSource([&](const rb::RunSet&) { return *baseline; })
-                                            : reports::BaselineSource{});
+  int rc = run_report(o.out, baseline_label, flags, out, {}, true,
+                     from_history ? reports::BaselineSource([&](const rb::RunSet&) { return *baseline; })
+                                  : reports::BaselineSource{});
   if (!o.record.empty()) rc = record_into_history(o, rc);
   return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "history/analysis.h"
 #include "suite/cli.h"
+#include "suite/report_command.h"
 #include "suite/report_flags.h"
 
 namespace rb {
@@ -16,8 +17,8 @@ namespace {
 
 struct ReportOptions {
   std::string dir, baseline, baseline_history;
-  reports::GateFlags gate;
-  reports::OutputFlags out;
+  GateFlags gate;
+  OutputFlags out;
 };
 
 CommandFn add_report_command(CLI::App& s) {
@@ -31,7 +32,7 @@ CommandFn add_report_command(CLI::App& s) {
   add_gate_flags(sub, o->gate);
   add_output_flags(sub, o->out);
   return [o]() {
-    reports::OutputFlags out = o->out;
+    OutputFlags out = o->out;
     if (out.html.empty() && out.json.empty() && out.md.empty()) {
       const std::filesystem::path base =
           std::filesystem::is_directory(o->dir) ? std::filesystem::path(o->dir) : std::filesystem::path(o->dir).parent_path();
@@ -41,10 +42,10 @@ CommandFn add_report_command(CLI::App& s) {
     }
     if (!o->baseline_history.empty()) {
       RB_CHECK_INPUT(o->baseline.empty(), "report: got --baseline and --baseline-history, expected one");
-      return reports::run_report(o->dir, "history " + o->baseline_history, o->gate, out, {}, true,
+      return run_report(o->dir, "history " + o->baseline_history, o->gate, out, {}, true,
                                  history::history_baseline_source(o->baseline_history, o->gate.gate.alpha));
     }
-    return reports::run_report(o->dir, o->baseline, o->gate, out, {}, true);
+    return run_report(o->dir, o->baseline, o->gate, out, {}, true);
   };
 }
 

@@ -1,6 +1,6 @@
 // Command-line flags shared by `recallbench report`, `compare` and `gate`: the gate's options and the
 // documents to write (header-only, CLI11; the command line lives in suite/, rb_reports knows nothing of it).
-// The command body they feed is reports/report_command.h (GateFlags, OutputFlags).
+// The command body they feed is suite/report_command.h (GateFlags, OutputFlags).
 //
 //   add_gate_flags(sub, options->gate);  add_output_flags(sub, options->out);
 #pragma once
@@ -9,13 +9,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "reports/report_command.h"
+#include "suite/report_command.h"
 
 namespace rb {
 
 // --alpha, --min-lockin-drop, ... --fail-on-inconclusive: the gate's options (judge/recall_gate.h GateOptions).
 
-inline void add_gate_flags(CLI::App* sub, reports::GateFlags& f) {
+inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
   sub->add_option("--alpha", f.gate.alpha, "Family-wise error rate of the regression tests (default 0.05)")
       ->check(CLI::Range(1e-12, 0.999999));
   sub->add_option("--min-lockin-drop", f.gate.min_lockin_drop,
@@ -65,7 +65,7 @@ inline void add_gate_flags(CLI::App* sub, reports::GateFlags& f) {
 }
 
 // --html, --json, --md, --bench, --claims: what `report` and `compare` write and show.
-inline void add_output_flags(CLI::App* sub, reports::OutputFlags& o) {
+inline void add_output_flags(CLI::App* sub, OutputFlags& o) {
   sub->add_option("--html", o.html, "Write the self-contained HTML report here");
   sub->add_option("--json", o.json, "Write the JSON report here (schema: reports/schema/report.schema.json)");
   sub->add_option("--md", o.md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");

@@ -1,5 +1,5 @@
-// reports/speed_gate: the speed gate's decisions and the A/A calibration on planted Google Benchmark JSON
-// (built in memory with seeded noise; no benchmark runs here, so nothing is timed).
+// judge/speed_gate and reports/speed_gate: the speed gate's decisions, their reasons in words and
+// the A/A calibration on planted Google Benchmark JSON (built in memory with seeded noise; untimed).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,13 @@
 namespace rb::reports {
 namespace {
 
+using judge::BenchComparison;
+using judge::calibrate_noise;
+using judge::compare_bench;
+using judge::SpeedComparison;
+using judge::SpeedGateOptions;
+using judge::SpeedReason;
+using judge::speed_exit_code;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -112,7 +119,8 @@ TEST(SpeedGate, PlantedThirtyPercentSlowdownIsTheOnlyRegression) {
   EXPECT_EQ(c.regressions, 1);
   EXPECT_EQ(c.tests, 12);
   const auto& b = find(c, benches[5].name);
-  EXPECT_EQ(b.verdict, SpeedVerdict::kRegression) << b.reason;
+  EXPECT_EQ(b.verdict, SpeedVerdict::kRegression) << speed_reason(b, {});
+  EXPECT_EQ(b.reason, SpeedReason::kSlowerSignificant);
   EXPECT_NEAR(b.change, 0.3, 0.05);
   EXPECT_LT(b.p_adj, 0.05);
   EXPECT_EQ(c.benchmarks.front().name, b.name);  // most severe first
@@ -147,7 +155,8 @@ TEST(SpeedGate, SignificantButBelowThresholdIsNoChange) {
   const auto c = run(bench_doc(benches, 15, 0.005, 1), bench_doc(benches, 15, 0.005, 2, 1.05, benches[1].name));
   const auto& b = find(c, benches[1].name);
   EXPECT_LT(b.p_adj, 0.05);  // clearly slower ...
-  EXPECT_EQ(b.verdict, SpeedVerdict::kNoChange) << b.reason;  // ... but by 5% < 10%
+  EXPECT_EQ(b.verdict, SpeedVerdict::kNoChange) << speed_reason(b, {});  // ... but by 5% < 10%
+  EXPECT_EQ(b.reason, SpeedReason::kSignificantWithinThreshold);
   SpeedGateOptions tight;
   tight.threshold = 0.03;
   EXPECT_EQ(find(run(bench_doc(benches, 15, 0.005, 1), bench_doc(benches, 15, 0.005, 2, 1.05, benches[1].name), tight),
@@ -170,7 +179,8 @@ TEST(SpeedGate, LargeButNoisySlowdownIsInconclusive) {
   ASSERT_EQ(r.benchmarks.size(), 1u);
   EXPECT_GT(r.benchmarks[0].change, 0.1);
   EXPECT_GT(r.benchmarks[0].p_adj, 0.05);
-  EXPECT_EQ(r.verdict, SpeedVerdict::kInconclusive) << r.benchmarks[0].reason;
+  EXPECT_EQ(r.verdict, SpeedVerdict::kInconclusive) << speed_reason(r.benchmarks[0], {});
+  EXPECT_EQ(r.benchmarks[0].reason, SpeedReason::kSlowerNotSignificant);
   EXPECT_EQ(speed_exit_code(r, false), 0);
   EXPECT_EQ(speed_exit_code(r, true), 3);
 }
@@ -274,30 +284,61 @@ TEST(SpeedGate, NoiseCalibrationSuggestsAThresholdAboveTheNoise) {
   EXPECT_NEAR(calibrate_noise(bench_file_from_json(a), bench_file_from_json(a)).suggested_threshold, 0.04, 1e-12);
 }
 
-TEST(SpeedGate, RunSpeedCompareOnFilesReturnsTheExitCode) {
+TEST(SpeedGate, IsBenchFileTellsBenchmarkJsonFromOtherFiles) {
   const auto dir = fs::temp_directory_path() / ("rb_speed_gate_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const auto benches = battery(4);
-  write_json_atomic(dir / "base.json", bench_doc(benches, 9, 0.02, 1));
-  write_json_atomic(dir / "slow.json", bench_doc(benches, 9, 0.02, 2, 1.3, benches[0].name));
+  write_json_atomic(dir / "base.json", bench_doc(battery(2), 9, 0.02, 1));
   write_json_atomic(dir / "recall.json", json{{"configs", json::array()}});
   EXPECT_TRUE(is_bench_file((dir / "base.json").string()));
   EXPECT_FALSE(is_bench_file((dir / "recall.json").string()));
   EXPECT_FALSE(is_bench_file(dir.string()));
-  SpeedCompareRequest r;
-  r.baseline = (dir / "base.json").string();
-  r.current = (dir / "slow.json").string();
-  r.json_out = (dir / "out.json").string();
-  r.md_out = (dir / "out.md").string();
-  EXPECT_EQ(run_speed_compare(r), 1);
-  EXPECT_EQ(read_json_file(dir / "out.json")["verdict"], "regression");
-  EXPECT_TRUE(fs::exists(dir / "out.md"));
-  r.aa = true;
-  EXPECT_EQ(run_speed_compare(r), 0);  // calibration reports, never gates
-  EXPECT_EQ(read_json_file(dir / "out.json")["kind"], "speed_noise_calibration");
-  r.current = (dir / "recall.json").string();
-  EXPECT_THROW(run_speed_compare(r), UsageError);
   fs::remove_all(dir);
+}
+
+// Each reason code in words, with the numbers of the comparison and the options.
+TEST(SpeedGate, ReasonSentences) {
+  BenchComparison b;
+  b.n_base = 9;
+  b.n_cur = 8;
+  b.change = 0.302;
+  b.raw_change = -0.05;
+  b.p_adj = 0.000123;
+  SpeedGateOptions o;
+  const auto say = [&](SpeedReason r) {
+    b.reason = r;
+    return speed_reason(b, o);
+  };
+  EXPECT_EQ(say(SpeedReason::kReference), "-5.0% (the reference: shown, not gated)");
+  EXPECT_EQ(say(SpeedReason::kCeiling), "-5.0% (machine ceiling: shown, not gated)");
+  EXPECT_EQ(say(SpeedReason::kTooFewRepetitions),
+            "9 vs 8 repetitions; at least 9 per side are needed for a test");
+  EXPECT_EQ(say(SpeedReason::kSlowerSignificant),
+            "slower by +30.2% > 10% and significant (adjusted p = 0.000123)");
+  EXPECT_EQ(say(SpeedReason::kSlowerNotSignificant),
+            "slower by +30.2% > 10% but not significant (adjusted p = 0.000123 > 0.05)");
+  EXPECT_EQ(say(SpeedReason::kSignificantWithinThreshold),
+            "significant (adjusted p = 0.000123) but +30.2% is within the 10% threshold");
+  EXPECT_EQ(say(SpeedReason::kWithinThreshold),
+            "+30.2% within the 10% threshold or not significant");
+  b.change = -0.5;
+  EXPECT_EQ(say(SpeedReason::kFasterSignificant),
+            "faster by -50.0% and significant (adjusted p = 0.000123)");
+}
+
+TEST(SpeedGate, MachineDifferenceNamesTheFieldsThatDiffer) {
+  auto a = bench_doc({{"a", 1.0}}, 9, 0.01, 1);
+  auto b = a;
+  a["context"]["recallbench.cpu_model"] = "Xeon";
+  b["context"]["recallbench.cpu_model"] = "EPYC";
+  b["context"]["num_cpus"] = 4;
+  b["context"]["library_build_type"] = "debug";  // absent in the baseline: not compared
+  const auto d = judge::machine_difference(bench_file_from_json(a), bench_file_from_json(b));
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].key, "recallbench.cpu_model");
+  EXPECT_EQ(d[1].key, "num_cpus");
+  EXPECT_EQ(machine_difference_text(d),
+            "recallbench.cpu_model \"Xeon\" → \"EPYC\"; num_cpus 2 → 4");
+  EXPECT_TRUE(judge::machine_difference(bench_file_from_json(a), bench_file_from_json(a)).empty());
 }
 
 }  // namespace
