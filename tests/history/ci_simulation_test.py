@@ -11,26 +11,15 @@ significantly above alpha (its exact 95% interval lies above 0.05), or a planted
 floor written beside it.
 """
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 
 from scipy_free_stats import clopper_pearson  # noqa: E402  (this folder)
+from simulation_test import simulated_changes  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def history(rb, seed, *extra):
-    text = subprocess.run([sys.executable, os.path.join(HERE, "simulate_ci.py"), "--seed", str(seed), *extra],
-                          check=True, capture_output=True, text=True).stdout
-    commits = [json.loads(l)["commit"] for l in text.splitlines() if '"subject"' in l]
-    with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "h.sqlite")
-        subprocess.run([rb, "history", "import", "-", "--db", db], input=text, check=True, capture_output=True, text=True)
-        out = subprocess.run([rb, "history", "changes", "--json", "--db", db], check=True, capture_output=True, text=True)
-    return commits, json.loads(out.stdout)
+    return simulated_changes(rb, "simulate_ci.py", "--seed", str(seed), *extra)
 
 
 def main():

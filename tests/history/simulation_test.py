@@ -18,7 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def history(rb, scenario, seed, *extra):
-    text = subprocess.run([sys.executable, os.path.join(HERE, "simulate.py"), scenario, "--seed", str(seed), *extra],
+    return simulated_changes(rb, "simulate.py", scenario, "--seed", str(seed), *extra)
+
+
+def simulated_changes(rb, script, *args):
+    """Runs a simulator of this folder, imports its history and returns (commits, history changes --json)."""
+    text = subprocess.run([sys.executable, os.path.join(HERE, script), *args],
                           check=True, capture_output=True, text=True).stdout
     commits = [json.loads(l)["commit"] for l in text.splitlines() if '"subject"' in l]
     with tempfile.TemporaryDirectory() as tmp:
