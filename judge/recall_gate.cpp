@@ -18,9 +18,6 @@ namespace rb::judge {
 namespace {
 
 constexpr double kEps = 1e-9;  // rates like 4/5 − 1 are compared against 0.2 without rounding surprises
-// In the paired test on time to lock-in, a pair where only one run locks in counts this many times a pair where
-// both lock in at different steps (chosen by tests/reports/gate_power_test.cpp).
-constexpr int64_t kLockInWeight = 5;
 
 // What makes two configs "the same experiment up to recipe and budget": task with options, cell name,
 // model shape without the budget.
@@ -174,6 +171,15 @@ DataDifference data_difference(const Config& b, const Config& c) {
   return d;
 }
 
+const char* part_name(PartKind k) {
+  switch (k) {
+    case PartKind::kLockIn: return "lock-in";
+    case PartKind::kTime: return "time to lock-in";
+    case PartKind::kRecall: return "recall";
+  }
+  return "";
+}
+
 const char* endpoint_name(Endpoint e) {
   switch (e) {
     case Endpoint::kNone: return "";
@@ -200,6 +206,20 @@ double ConfigComparison::median_time_baseline() const {
 }
 double ConfigComparison::median_time_current() const {
   return stats::kaplan_meier_median(lock_in_times(compared_current(), budget));
+}
+
+std::vector<ContextDifference> Comparison::machine_difference() const {
+  return context_difference(baseline_context, current_context, {"cpu_model", "cpu_isa", "blas_core"});
+}
+
+Comparison::Ties Comparison::ties() const {
+  Ties t;
+  for (const auto& cc : configs) {
+    if (!cc.paired || cc.endpoint == Endpoint::kNone) continue;
+    t.tied += cc.sign.ties;
+    t.pairs += cc.sign.later + cc.sign.sooner + cc.sign.ties;
+  }
+  return t;
 }
 
 Verdict Comparison::verdict() const { return counts().worst(Verdict::kNoChange); }
@@ -297,7 +317,9 @@ struct Effects {
   bool better() const { return fast_enough || lock_rise || recall_rise; }
 };
 Effects effects(const ConfigComparison& cc, const GateOptions& o) {
-  const double ratio = cc.time_ratio(), rate = cc.rate_change(), recall = cc.recall_change();
+  const double base_recall = cc.recall_baseline();
+  const double ratio = cc.time_ratio(), rate = cc.rate_change();
+  const double recall = cc.recall_change() / (base_recall > 0.0 ? base_recall : 1.0);  // relative to the baseline
   return {ratio >= 1.0 + o.min_slowdown - kEps,
           ratio > 0.0 && 1.0 / ratio >= 1.0 + o.min_slowdown - kEps,
           -rate >= o.min_lockin_drop - kEps,
@@ -417,115 +439,205 @@ DetectableEffect detectable_effect(const Config& baseline, int64_t n_current, do
 
 namespace {
 
-// One sequential sign test over the pairs in seed order: sign_of[i] is +1 when pair i's current run is worse,
-// −1 better, 0 tied; a pair with heavy[i] counts `weight` (sequential_weighted_sign_test). Looks of
-// `per_look` pairs up to `stages`, the last taking every pair there is.
+// Each pair of the paired rule, in seed order: which part of the primary test it belongs to (none when tied)
+// and whether the current run is the worse one.
+struct Pair {
+  int part = -1;       // index into the parts; -1: tied, no information on the direction
+  bool worse = false;
+};
+
+// The sequential min-p test over the pairs in seed order, in looks of `per_look` pairs up to `stages`, the last
+// taking every pair there is. `flip` asks the other direction (current better).
 struct PairedLooks {
   stats::SequentialResult sequential;
-  stats::SignTestResult sign;  // over the pairs the stopping look used
+  int64_t used = 0;            // pairs the stopping look used
+  stats::SignTestResult sign;  // over those pairs, all parts pooled (for the counts shown)
 };
-PairedLooks sequential_over_pairs(const std::vector<int>& sign_of, const std::vector<bool>& heavy, int64_t weight,
-                                  int64_t per_look, int64_t stages, double level, const GateOptions& o) {
-  const auto pairs = static_cast<int64_t>(sign_of.size());
+PairedLooks sequential_over_pairs(const std::vector<Pair>& pairs, size_t parts, int64_t per_look, int64_t stages,
+                                  double level, bool flip, const GateOptions& o) {
+  const auto n = static_cast<int64_t>(pairs.size());
   const double cap = static_cast<double>(per_look * stages);
-  std::vector<stats::WeightedLookCounts> looks;
+  std::vector<std::vector<stats::PartCounts>> looks;
   std::vector<double> information;
-  std::vector<int64_t> used;  // pairs each look uses
+  std::vector<int64_t> used;
   for (int64_t k = 1; k <= stages; ++k) {
-    const int64_t upto = k == stages ? pairs : std::min(pairs, k * per_look);  // the last look takes every pair
-    stats::WeightedLookCounts c;
+    const int64_t upto = k == stages ? n : std::min(n, k * per_look);  // the last look takes every pair
+    std::vector<stats::PartCounts> c(parts);
     for (int64_t i = 0; i < upto; ++i) {
-      const int s = sign_of[static_cast<size_t>(i)];
-      if (s == 0) continue;
-      const bool h = heavy[static_cast<size_t>(i)];
-      (h ? c.heavy_pairs : c.light_pairs) += 1;
-      (h ? c.heavy_later : c.light_later) += s > 0 ? 1 : 0;
+      const Pair& pr = pairs[static_cast<size_t>(i)];
+      if (pr.part < 0) continue;
+      auto& part = c[static_cast<size_t>(pr.part)];
+      ++part.pairs;
+      part.worse += pr.worse != flip ? 1 : 0;
     }
-    looks.push_back(c);
+    looks.push_back(std::move(c));
     used.push_back(upto);
     information.push_back(std::min(1.0, static_cast<double>(upto) / cap));
-    if (upto == pairs) break;  // no more pairs than these yet
+    if (upto == n) break;  // no more pairs than these yet
   }
   PairedLooks out;
-  out.sequential = stats::sequential_weighted_sign_test(looks, weight, information, level, o.spending, o.futility_p);
+  // Two parts (lock-in, time): each alone and both together ("later or never"); one part: itself.
+  const std::vector<std::vector<size_t>> statistics =
+      parts == 2 ? std::vector<std::vector<size_t>>{{0}, {1}, {0, 1}} : std::vector<std::vector<size_t>>{};
+  out.sequential = stats::sequential_min_p_test(looks, information, level, o.spending, o.futility_p, statistics);
   const auto& last = out.sequential.looks.back();
-  out.sign = stats::sign_test(last.later, last.pairs - last.later, used[out.sequential.looks.size() - 1] - last.pairs);
+  out.used = used[out.sequential.looks.size() - 1];
+  out.sign = stats::sign_test(last.later, last.pairs - last.later, out.used - last.pairs);
   return out;
 }
 
-// The primary test of one config (Rule::kPaired), at `level` (alpha / tested configs): time to lock-in
-// (censored at the budget) when any baseline seed locked in, else the final recall. Paired on time, a pair
-// where exactly one run locks in counts kLockInWeight times (McNemar's discordant pairs, asked of the same
-// pairs without splitting alpha).
+// One-sided (1 - alpha) upper bound of a lock-in drop (lost - gained) / pairs, conditional on the d = lost +
+// gained discordant pairs: Clopper–Pearson's upper bound q on lost / d gives d (2q - 1) / pairs.
+double lock_in_drop_bound(int64_t lost, int64_t gained, int64_t pairs, double alpha) {
+  const int64_t d = lost + gained;
+  if (pairs <= 0) return 0.0;
+  if (d == 0) return 0.0;
+  const double q = stats::clopper_pearson(lost, d, 1.0 - 2.0 * alpha).high;
+  return static_cast<double>(d) * (2.0 * q - 1.0) / static_cast<double>(pairs);
+}
+
+double median_of(std::vector<double> x) { return x.empty() ? NAN : spread(x).median; }
+
+// The effects of each part over the first `used` pairs, on the part's own scale, with the one-sided bounds.
+void measure_parts(ConfigComparison& cc, const std::vector<Pair>& pairs, int64_t used,
+                   const stats::SequentialLook& look, const GateOptions& o) {
+  const Config& b = cc.compared_baseline();
+  const Config& c = cc.compared_current();
+  const auto n = static_cast<size_t>(used);
+  for (size_t j = 0; j < cc.parts.size(); ++j) {
+    PrimaryPart& part = cc.parts[j];
+    for (size_t t = 0; t < look.tests.size(); ++t) {
+      const auto& test = look.tests[t];
+      if (test.parts.size() != 1 || test.parts.front() != j) continue;
+      part.pairs = test.pairs;
+      part.worse = test.worse;
+      part.p = test.p;
+    }
+    for (size_t t = 0; t < look.tests.size(); ++t) {  // a rejecting statistic over this part
+      const auto& in = look.tests[t].parts;
+      part.rejected = part.rejected || (look.rejects(t) && std::find(in.begin(), in.end(), j) != in.end());
+    }
+  }
+  for (auto& part : cc.parts) {
+    if (part.kind == PartKind::kLockIn) {
+      int64_t lost = 0, gained = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (pairs[i].part == 0) (pairs[i].worse ? lost : gained) += 1;
+      part.effect = static_cast<double>(lost - gained) / static_cast<double>(std::max<size_t>(1, n));
+      part.bound = lock_in_drop_bound(lost, gained, used, o.alpha);
+      part.improvement = -part.effect;
+      part.floor = o.min_lockin_drop;
+    } else if (part.kind == PartKind::kTime) {
+      std::vector<double> ratios;  // current / baseline steps where both lock in (ties included: ratio 1)
+      for (size_t i = 0; i < n; ++i)
+        if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
+          ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
+      const double m = median_of(ratios);
+      part.effect = ratios.empty() ? NAN : m - 1.0;
+      part.bound = ratios.empty() ? NAN : stats::median_upper_bound(ratios, o.alpha) - 1.0;
+      part.improvement = ratios.empty() || m <= 0.0 ? NAN : 1.0 / m - 1.0;
+      part.floor = o.min_slowdown;
+    } else {
+      std::vector<double> base, drops;
+      for (size_t i = 0; i < n; ++i) base.push_back(b.seeds[i].final_accuracy);
+      const double scale = median_of(base);
+      const double unit = scale > 0.0 ? scale : 1.0;  // all-zero recall: absolute (nothing can drop)
+      for (size_t i = 0; i < n; ++i) drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
+      part.effect = median_of(drops);
+      part.bound = drops.empty() ? NAN : stats::median_upper_bound(drops, o.alpha);
+      part.improvement = -part.effect;
+      part.floor = o.min_recall_drop;
+    }
+  }
+}
+
+// The primary test of one config (Rule::kPaired), at `level` (alpha / tested configs): on time to lock-in
+// (censored at the budget) when any baseline seed locked in, in two parts that cannot cancel (lock-in: the
+// pairs where exactly one run locks in; time: the pairs where both do, at different steps), else on the final
+// recall in one part. The sequential min-p test of stats::sequential_min_p_test.
 void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   const Config& b = cc.compared_baseline();
   const Config& c = cc.compared_current();
   const bool by_time = tally(b).k > 0;
   cc.endpoint = by_time ? Endpoint::kTimeToLockIn : Endpoint::kRecall;
   cc.primary_level = level;
-  cc.co_primary = false;
+  cc.parts.clear();
   if (!cc.paired) {  // seeds that do not pair: the unpaired test of the endpoint, one look
     cc.primary = by_time ? cc.slower : cc.recall_drop;
     cc.primary_better = by_time ? cc.faster : cc.recall_rise;
     return;
   }
-  // Pairs in seed order (both sides hold exactly the shared seeds, sorted): +1 current later (or lower).
-  std::vector<int> sign_of;
-  std::vector<bool> heavy;
+  if (by_time)
+    cc.parts = {PrimaryPart{PartKind::kLockIn}, PrimaryPart{PartKind::kTime}};
+  else
+    cc.parts = {PrimaryPart{PartKind::kRecall}};
+  // Pairs in seed order (both sides hold exactly the shared seeds, sorted).
+  std::vector<Pair> pairs;
   const auto tb = lock_in_times(b, cc.budget), tc = lock_in_times(c, cc.budget);
   const auto xb = recalls(b), xc = recalls(c);
   for (size_t i = 0; i < b.seeds.size(); ++i) {
+    Pair pr;
     if (by_time) {
+      const bool base_locked = b.seeds[i].locked_in(), cur_locked = c.seeds[i].locked_in();
       const int s = stats::later_of_pair(tb[i], tc[i]);
-      const bool base_locked = b.seeds[i].locked_in();
-      const bool discordant = base_locked != c.seeds[i].locked_in();
-      const int lock_sign = base_locked ? 1 : -1;
-      sign_of.push_back(s);
-      heavy.push_back(discordant && s == lock_sign);
-      if (discordant) (lock_sign > 0 ? cc.lost : cc.gained) += 1;
-    } else {
-      const double x = xb[i], y = xc[i];
-      sign_of.push_back(y < x ? 1 : y > x ? -1 : 0);
-      heavy.push_back(false);
+      if (base_locked != cur_locked) {
+        pr = {0, base_locked};
+        (base_locked ? cc.lost : cc.gained) += 1;
+      } else if (base_locked && s != 0) {
+        pr = {1, s > 0};
+      }
+    } else if (xb[i] != xc[i]) {
+      pr = {0, xc[i] < xb[i]};
     }
+    pairs.push_back(pr);
   }
-  const auto pairs = static_cast<int64_t>(sign_of.size());
-  const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : pairs;
+  const auto n = static_cast<int64_t>(pairs.size());
+  const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : n;
   cc.stages_cap = o.stage_seeds > 0 ? std::max<int64_t>(1, o.max_stages) : 1;
-  cc.co_primary = by_time;
-  cc.lock_in_weight = by_time ? kLockInWeight : 1;
-  auto test = sequential_over_pairs(sign_of, heavy, cc.lock_in_weight, per_look, cc.stages_cap, level, o);
+  auto test = sequential_over_pairs(pairs, cc.parts.size(), per_look, cc.stages_cap, level, false, o);
   cc.sequential = std::move(test.sequential);
   cc.sign = test.sign;
-  cc.primary = {Test::kSequentialSignTest, stats::Alternative::kGreater,
-                cc.sequential.open ? 1.0 : cc.sequential.p_value};  // an open look is not a final answer
-  cc.primary_better = {Test::kSignTest, stats::Alternative::kLess, cc.sign.p_sooner};
-  if (by_time) {  // the same weighted statistic the other way
-    std::vector<int> flipped;
-    for (int s : sign_of) flipped.push_back(-s);
-    const auto rise = sequential_over_pairs(flipped, heavy, cc.lock_in_weight, pairs, 1, level, o);
-    cc.primary_better = {Test::kSequentialSignTest, stats::Alternative::kLess, rise.sequential.looks.back().p_nominal};
-  }
+  measure_parts(cc, pairs, test.used, cc.sequential.looks.back(), o);
+  // An open look is not a final answer.
+  cc.primary = {Test::kSequentialMinP, stats::Alternative::kGreater, cc.sequential.open ? 1.0 : cc.sequential.p_value};
+  const auto better = sequential_over_pairs(pairs, cc.parts.size(), n, 1, level, true, o);
+  cc.primary_better = {Test::kSequentialMinP, stats::Alternative::kLess, better.sequential.p_value};
+  cc.better_crossed = better.sequential.crossed;
 }
 
-// The verdict from the primary test (adjusted over the tested configs) and the minimum effects; the
-// unpaired tests are secondary: shown, not gated.
+// The verdict from the primary test (each config's own sequential test at alpha / tested configs: Bonferroni)
+// and the minimum effects, each part judged on its own scale: a rejection is a regression when the one-sided
+// upper bound of a rejected part's worsening reaches its floor, "below the minimum effect" when every such
+// bound is under it. The unpaired tests are secondary: shown, not gated.
 void judge_primary(ConfigComparison& cc, const GateOptions& o) {
-  const Effects e = effects(cc, o);
   const bool all_tied = cc.paired && cc.sign.later + cc.sign.sooner == 0;
   const double best_paired_p = std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(cc.pairs, 60)));
-  if (cc.primary.rejects(o.alpha) && e.worse())
+  bool rejected_reaches_floor = false, point_worse = false, point_better = false;
+  for (const auto& part : cc.parts) {
+    rejected_reaches_floor = rejected_reaches_floor || (part.rejected && !(part.bound < part.floor - kEps));
+    point_worse = point_worse || part.effect >= part.floor - kEps;
+    point_better = point_better || part.improvement >= part.floor - kEps;
+  }
+  if (!cc.paired) {  // the unpaired test of the endpoint, with the unpaired rule's point effects
+    const Effects e = effects(cc, o);
+    rejected_reaches_floor = e.worse();
+    point_worse = e.worse();
+    point_better = e.better();
+  }
+  const bool rejected = cc.paired ? cc.sequential.crossed : cc.primary.rejects(o.alpha);
+  const bool better = cc.paired ? cc.better_crossed : cc.primary_better.rejects(o.alpha);
+  if (rejected && rejected_reaches_floor)
     decide(cc, Verdict::kRegression, Reason::kPrimaryRegression);
   else if (cc.primary_open())
     decide(cc, Verdict::kInconclusive, Reason::kPrimaryOpen);
-  else if (cc.primary_better.rejects(o.alpha) && e.better())
+  else if (better && point_better)
     decide(cc, Verdict::kImprovement, Reason::kPrimaryImprovement);
   else if (!all_tied && cc.paired && !stats::significant(best_paired_p, cc.primary_level))
     decide(cc, Verdict::kInconclusive, Reason::kPairsCannotReach);
-  else if (e.worse() && !all_tied)
-    decide(cc, Verdict::kInconclusive, Reason::kPrimaryBelowSignificance);
-  else if (cc.primary.rejects(o.alpha))
+  else if (rejected)
     decide(cc, Verdict::kBelowMinimumEffect, Reason::kPrimaryBelowMinimumEffect);
+  else if (point_worse && !all_tied)
+    decide(cc, Verdict::kInconclusive, Reason::kPrimaryBelowSignificance);
   else
     decide(cc, Verdict::kNoChange, all_tied ? Reason::kAllPairsTied : Reason::kPrimaryNoChange);
 }
@@ -580,8 +692,9 @@ int64_t adjust_unpaired(const std::vector<ConfigComparison*>& tested, const Gate
   return static_cast<int64_t>(drops.size());
 }
 
-// The paired rule: one primary test per config, alone in its family; each sequential test stops at
-// alpha / configs. Judges every tested config.
+// The paired rule: one primary test per config, each sequential test at alpha / configs (Bonferroni, named as
+// such: a config is called only when its own test crosses its own boundary; the adjusted p shown is
+// min(1, configs × p)). Judges every tested config.
 void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
   const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
   std::vector<TestResult*> primary, better;
@@ -590,8 +703,8 @@ void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptio
     primary.push_back(&cc->primary);
     better.push_back(&cc->primary_better);
   }
-  adjust_family(primary, o.adjust);
-  adjust_family(better, o.adjust);
+  adjust_family(primary, stats::AdjustMethod::kBonferroni);
+  adjust_family(better, stats::AdjustMethod::kBonferroni);
   for (auto* cc : tested) {
     cc->level_needed = level;
     judge_primary(*cc, o);

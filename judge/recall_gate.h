@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/results.h"
+#include "judge/machine.h"
 #include "judge/test_result.h"
 #include "judge/verdict.h"
 #include "stats/stats.h"
@@ -25,11 +26,13 @@ namespace rb::judge {
 struct GateOptions {
   double alpha = 0.05;            // family-wise error rate of the regression tests (after adjustment)
   double min_lockin_drop = 0.2;   // smallest change in lock-in rate that counts, as a fraction (20 points)
-  double min_recall_drop = 0.05;  // smallest change in median per-seed recall that counts
+  double min_recall_drop = 0.1;   // smallest drop in recall that counts, relative to the baseline's median (10%)
   double target_power = 0.8;      // power the "seeds needed" calculation aims for
   stats::AdjustMethod adjust = stats::AdjustMethod::kHolm;  // multiple-comparison adjustment
   int64_t max_seeds = 200;        // the seed calculation gives up above this
-  double min_slowdown = 0.2;      // smallest change in restricted mean time to lock-in that counts (+20%)
+  double min_slowdown = 0.2;      // smallest slowdown that counts (+20%): paired, the median ratio of lock-in
+                                  // steps over the pairs that lock in on both sides; unpaired, the restricted
+                                  // mean time to lock-in
   bool allow_model_change = false;  // compare configs whose model changed anyway (flagged)
   bool allow_data_change = false;   // compare configs whose task or data stream changed anyway (flagged);
                                     // seeds that are not independent are never compared
@@ -84,6 +87,29 @@ enum class Reason {
   kPrimaryBelowMinimumEffect, kAllPairsTied, kPrimaryNoChange,              // Rule::kPaired
 };
 
+// One part of the paired primary test (stats::sequential_min_p_test; on time its statistics are each part
+// alone and both pooled, "later or never"), as judged at its stopping look. Each
+// part measures its own effect on its own scale, with a one-sided (1 - alpha) upper confidence bound:
+//   lock-in  the drop in lock-in rate over the compared pairs, (lost - gained) / pairs (Clopper–Pearson on
+//            lost / discordant, conditional on the discordant count); floor min_lockin_drop
+//   time     the median ratio of current to baseline lock-in step over the pairs that lock in on both sides,
+//            minus 1 (the sign test inverted); floor min_slowdown; reachable whatever the budget
+//   recall   the median per-pair drop in final recall relative to the baseline's median recall; floor
+//            min_recall_drop
+enum class PartKind { kLockIn, kTime, kRecall };
+const char* part_name(PartKind k);  // "lock-in", "time to lock-in", "recall"
+struct PrimaryPart {
+  PartKind kind = PartKind::kTime;
+  int64_t pairs = 0;         // its untied pairs at the stopping look
+  int64_t worse = 0;         // of them, the current worse (lock-in: lost; time: later; recall: lower)
+  double p = 1.0;            // its one-sided sign-test p there
+  bool rejected = false;     // the test crossed on a statistic over this part (alone, or pooled with the other)
+  double effect = NAN;       // the worsening on its scale (NaN: no pair to measure it on)
+  double bound = NAN;        // the worsening's one-sided upper bound
+  double improvement = NAN;  // the improvement on the same scale (a point estimate)
+  double floor = 0.0;        // the minimum effect on that scale
+};
+
 // The seeds an inconclusive config would need (for the larger of the observed change and the minimum
 // effect, from the baseline rate).
 struct SeedPlanning {
@@ -121,13 +147,13 @@ struct ConfigComparison {
   int64_t unpaired_current = 0;       // current seeds without a baseline partner (left out when paired)
   stats::SignTestResult sign;         // over the pairs the sequential test used (paired)
   stats::SequentialResult sequential; // the looks (paired)
-  bool co_primary = false;            // paired on time: discordant pairs weighted lock_in_weight
-  int64_t lock_in_weight = 1;
+  std::vector<PrimaryPart> parts;     // paired: lock-in and time (time endpoint), or recall
   int64_t lost = 0, gained = 0;       // pairs whose baseline run locked in and current not, and the reverse
   int64_t stages_cap = 1;             // looks the rule allows
-  TestResult primary{Test::kSequentialSignTest, stats::Alternative::kGreater};       // H1: current worse
-  TestResult primary_better{Test::kSequentialSignTest, stats::Alternative::kLess};   // H1: current better
-  double primary_level = 0.0;         // alpha / tested configs: the level each sequential test stops at
+  TestResult primary{Test::kSequentialMinP, stats::Alternative::kGreater};       // H1: current worse
+  TestResult primary_better{Test::kSequentialMinP, stats::Alternative::kLess};   // H1: current better (one look)
+  bool better_crossed = false;        // paired: the better-way test crossed at alpha / tested configs
+  double primary_level = 0.0;         // alpha / tested configs (Bonferroni): the level each sequential test spends
 
   Verdict verdict = Verdict::kNoChange;
   Reason reason = Reason::kPrimaryNoChange;
@@ -161,6 +187,17 @@ struct Comparison {
   int64_t tests = 0;                            // tests in the drop family
   json baseline_context = json::object();
   json current_context = json::object();
+
+  // The machine fields (CPU model and instruction set, BLAS core) that differ between the two recordings: a
+  // seed's run is bit-identical only on one CPU kind and BLAS core, so elsewhere its pair may be redrawn, as
+  // a neutral numerical change redraws it. The paired test stays valid (its null covers redraws: it is
+  // calibrated by exactly such changes, docs/gate-evidence.md) but loses power; the gate warns, shows the tie
+  // rate, and does not refuse.
+  std::vector<ContextDifference> machine_difference() const;
+  struct Ties {
+    int64_t tied = 0, pairs = 0;               // over the paired configs compared
+  };
+  Ties ties() const;
 
   Verdict verdict() const;                      // the worst of the configs (kNoChange when none)
   GateEffect effect() const { return gate_effect(verdict()); }  // for gate_exit_code

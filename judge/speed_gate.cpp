@@ -171,16 +171,8 @@ int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive) {
 // computation; but a different CPU model, core count or OpenBLAS core under the same names shifts
 // every time.
 std::vector<ContextDifference> machine_difference(const BenchFile& base, const BenchFile& cur) {
-  std::vector<ContextDifference> out;
-  for (const char* key :
-       {"recallbench.cpu_model", "num_cpus", "recallbench.blas_core", "library_build_type"}) {
-    const json a = base.context.is_object() && base.context.contains(key) ? base.context.at(key)
-                                                                          : json(nullptr);
-    const json b =
-        cur.context.is_object() && cur.context.contains(key) ? cur.context.at(key) : json(nullptr);
-    if (!a.is_null() && !b.is_null() && a != b) out.push_back({key, a, b});
-  }
-  return out;
+  return context_difference(base.context, cur.context,
+                            {"recallbench.cpu_model", "num_cpus", "recallbench.blas_core", "library_build_type"});
 }
 
 NoiseCalibration calibrate_noise(const BenchFile& a, const BenchFile& b,

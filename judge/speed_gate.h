@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/machine.h"
 #include "judge/verdict.h"
 #include "stats/stats.h"
 
@@ -95,10 +96,6 @@ int speed_exit_code(const SpeedComparison& c, bool fail_on_inconclusive);
 
 // A context field that differs between two benchmark files: a different machine or build under the
 // same benchmark names (the CPU model, core count, OpenBLAS core or library build type).
-struct ContextDifference {
-  std::string key;                   // e.g. "recallbench.cpu_model"
-  nlohmann::json baseline, current;  // both present and not null
-};
 // The machine fields that differ (empty when none does, or when either file lacks a field).
 std::vector<ContextDifference> machine_difference(const BenchFile& baseline,
                                                   const BenchFile& current);

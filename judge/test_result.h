@@ -8,7 +8,7 @@
 
 namespace rb::judge {
 
-enum class Test { kFisher, kMannWhitney, kLogRank, kSignTest, kSequentialSignTest };
+enum class Test { kFisher, kMannWhitney, kLogRank, kSequentialMinP };
 
 struct TestResult {
   Test test = Test::kFisher;

@@ -35,10 +35,14 @@ std::string counts_text(const ConfigComparison& cc) {
       cc.time_current(), 100.0 * (cc.time_ratio() - 1.0));
 }
 
+}  // namespace
+
 std::string min_effects(const GateOptions& o) {
-  return fmt::format("{:.0f} points lock-in, {:.2f} recall or {:.0f}% time to lock in", 100.0 * o.min_lockin_drop,
-                     o.min_recall_drop, 100.0 * o.min_slowdown);
+  return fmt::format("{:.0f} points lock-in, {:.0f}% recall or {:.0f}% time to lock in", 100.0 * o.min_lockin_drop,
+                     100.0 * o.min_recall_drop, 100.0 * o.min_slowdown);
 }
+
+namespace {
 
 std::string identity_reason(const ConfigComparison& cc) {
   constexpr const char* kAccept = "; not compared (review the change, then re-record the baseline, or pass ";
@@ -91,7 +95,23 @@ std::string unpaired_reason(const ConfigComparison& cc, const GateOptions& o) {
   }
 }
 
-// "primary: paired sign test on ... p = ..., holm-adjusted ...".
+// One part of the paired primary test: its counts, p, effect with its upper bound, and floor.
+std::string part_text(const judge::PrimaryPart& part) {
+  const char* worse = part.kind == judge::PartKind::kLockIn ? "lost" : part.kind == judge::PartKind::kTime ? "later" : "lower";
+  std::string out = fmt::format("{} {} of {} {}, p = {:.3g}", judge::part_name(part.kind), part.worse, part.pairs,
+                                worse, part.p);
+  if (std::isnan(part.effect)) return out + ", no pair to size it on";
+  const bool points = part.kind == judge::PartKind::kLockIn;
+  const auto size = [&](double x) {
+    if (std::isinf(x)) return std::string("unbounded");
+    return points ? fmt::format("{:+.0f} points", -100.0 * x)
+                  : fmt::format("{:+.0f}%", (part.kind == judge::PartKind::kRecall ? -100.0 : 100.0) * x);
+  };
+  return out + fmt::format(", {} (bound {}, floor {}){}", size(part.effect), size(part.bound), size(part.floor),
+                           part.rejected ? ", rejected" : "");
+}
+
+// "primary: paired sign test on ... p = ..., adjusted ...".
 std::string primary_text(const ConfigComparison& cc, const GateOptions& o) {
   const char* adj = stats::adjust_method_name(o.adjust);
   const bool recall = cc.endpoint == Endpoint::kRecall;
@@ -101,14 +121,23 @@ std::string primary_text(const ConfigComparison& cc, const GateOptions& o) {
                        cc.primary.p, adj, cc.primary.p_adjusted);
   std::string test = fmt::format(
       "primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} of {} ({} "
-      "spending at {:.3g}): p = {:.3g}",
+      "spending at {:.3g}, Bonferroni over {} configs): p = {:.3g}",
       judge::endpoint_name(cc.endpoint), cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
       recall ? "lower" : "later", cc.sign.sooner, recall ? "higher" : "sooner", cc.sign.ties, cc.primary_looks(),
-      cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, cc.sequential.p_value);
-  if (cc.co_primary)
-    test += fmt::format(" with the pairs where only one run locks in counted {}× ({} lost, {} gained)",
-                        cc.lock_in_weight, cc.lost, cc.gained);
-  return test + fmt::format(", {}-adjusted {:.3g}", adj, cc.primary.p_adjusted);
+      cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, o.alpha / cc.primary_level,
+      cc.sequential.p_value);
+  if (cc.parts.size() > 1) {
+    test += " (min-p over";
+    for (size_t j = 0; j < cc.parts.size(); ++j) test += (j ? ";" : "") + std::string(" ") + part_text(cc.parts[j]);
+    const auto& tests = cc.sequential.looks.back().tests;
+    if (tests.size() > cc.parts.size())
+      test += fmt::format("; later or never {} of {}, p = {:.3g}", tests.back().worse, tests.back().pairs,
+                          tests.back().p);
+    test += ")";
+  } else if (!cc.parts.empty()) {
+    test += " (" + part_text(cc.parts.front()) + ")";
+  }
+  return test + fmt::format(", adjusted {:.3g}", cc.primary.p_adjusted);
 }
 
 std::string paired_reason(const ConfigComparison& cc, const GateOptions& o) {
@@ -216,19 +245,34 @@ namespace {
 // // The primary test of a config, with the sequential rule's looks (null under the unpaired rule).
 json looks_json(const stats::SequentialResult& s) {
   json looks = json::array();
-  for (const auto& l : s.looks)
+  for (const auto& l : s.looks) {
+    json tests = json::array();
+    for (const auto& t : l.tests)
+      tests.push_back({{"parts", t.parts}, {"pairs_untied", t.pairs}, {"worse", t.worse}, {"p", t.p},
+                       {"boundary", t.boundary}});
     looks.push_back({{"pairs_untied", l.pairs}, {"worse", l.later}, {"information", l.information},
-                     {"boundary", l.boundary}, {"alpha_allowed", l.alpha_allowed}, {"alpha_spent", l.alpha_spent},
-                     {"p_nominal", l.p_nominal}, {"crossed", l.crossed}, {"futile", l.futile},
-                     {"statistic", l.statistic}});
+                     {"min_p", l.min_p}, {"p_boundary", l.p_boundary}, {"alpha_allowed", l.alpha_allowed},
+                     {"alpha_spent", l.alpha_spent}, {"p_nominal", l.p_nominal}, {"crossed", l.crossed},
+                     {"futile", l.futile}, {"statistics", tests}});
+  }
   return looks;
+}
+
+json parts_json(const ConfigComparison& cc) {
+  if (!cc.paired) return nullptr;
+  json parts = json::array();
+  for (const auto& p : cc.parts)
+    parts.push_back({{"part", judge::part_name(p.kind)}, {"pairs_untied", p.pairs}, {"worse", p.worse}, {"p", p.p},
+                     {"rejected", p.rejected}, {"effect", json_number(p.effect)}, {"bound", json_number(p.bound)},
+                     {"improvement", json_number(p.improvement)}, {"floor", p.floor}});
+  return parts;
 }
 
 json primary_json(const ConfigComparison& cc) {
   if (cc.endpoint == Endpoint::kNone) return nullptr;
   const bool recall = cc.endpoint == Endpoint::kRecall;
   json out = {{"endpoint", judge::endpoint_name(cc.endpoint)},
-              {"test", cc.paired ? "paired sign test (sequential)" : recall ? "Mann-Whitney" : "log-rank"},
+              {"test", cc.paired ? "paired sign test (sequential, min-p over parts)" : recall ? "Mann-Whitney" : "log-rank"},
               {"paired", cc.paired},
               {"pairs", cc.pairs},
               {"current_seeds_without_pair", cc.unpaired_current},
@@ -243,9 +287,18 @@ json primary_json(const ConfigComparison& cc) {
               {"looks", looks_json(cc.sequential)},
               {"looks_cap", cc.stages_cap},
               {"open", cc.primary_open()},
-              {"lock_in_weight", cc.paired ? json(cc.lock_in_weight) : json(nullptr)},
-              {"lock_in_lost", cc.paired && cc.co_primary ? json(cc.lost) : json(nullptr)},
-              {"lock_in_gained", cc.paired && cc.co_primary ? json(cc.gained) : json(nullptr)}};
+              {"parts", parts_json(cc)},
+              {"lock_in_lost", cc.paired && cc.endpoint == Endpoint::kTimeToLockIn ? json(cc.lost) : json(nullptr)},
+              {"lock_in_gained", cc.paired && cc.endpoint == Endpoint::kTimeToLockIn ? json(cc.gained) : json(nullptr)}};
+  return out;
+}
+}  // namespace
+
+namespace {
+json machine_json(const judge::Comparison& c) {
+  json out = json::array();
+  for (const auto& d : c.machine_difference())
+    out.push_back({{"key", d.key}, {"baseline", d.baseline}, {"current", d.current}});
   return out;
 }
 }  // namespace
@@ -326,6 +379,8 @@ json comparison_to_json(const judge::Comparison& c) {
           {"configs", configs},
           {"missing_in_current", c.missing_in_current},
           {"missing_in_baseline", c.missing_in_baseline},
+          {"machine_difference", machine_json(c)},
+          {"ties", {{"tied", c.ties().tied}, {"pairs", c.ties().pairs}}},
           {"baseline_context", c.baseline_context}};
 }
 

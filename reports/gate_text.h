@@ -22,6 +22,9 @@ std::string dependent_seeds_text(const judge::DataDifference& d);
 // One line: why this config got its verdict, with the numbers behind it.
 std::string gate_reason(const judge::ConfigComparison& cc, const judge::GateOptions& options);
 
+// The minimum effects: "20 points lock-in, 10% recall or 20% time to lock in".
+std::string min_effects(const judge::GateOptions& options);
+
 // The verdict counts the pages show (from judge::Comparison::counts()).
 struct GateCounts {
   explicit GateCounts(const judge::Comparison& c);

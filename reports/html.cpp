@@ -69,14 +69,13 @@ std::string verdict_sentence(const ReportInput& in, const judge::Comparison& c) 
                      "a matter of statistics: a config whose model (state size, parameters, architecture), task "
                      "(held-out set fingerprint) or training data stream (first batches' fingerprint, per seed) changed "
                      "under the same key is not compared{}{}, and seeds of one config that saw the same training "
-                     "batches are not independent and are never compared. Then a regression needs a drop of at least "
-                     "{:.0f} points in lock-in rate or {:.2f} in median recall, or lock-in {:.0f}% slower (restricted "
-                     "mean steps), significant at alpha {}: {}{}.",
+                     "batches are not independent and are never compared. Then a regression needs a significant change (alpha "
+                     "{}: {}) whose one-sided upper bound reaches a minimum effect ({}){}.",
                      esc(verdict_counts(c)), "<code>" + esc(in.baseline_path) + "</code>",
                      c.options.allow_model_change ? " (models here compared anyway: --allow-model-change)" : "",
                      c.options.allow_data_change ? " (data here compared anyway: --allow-data-change)" : "",
-                     100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
-                     c.options.alpha, esc(gate_rule_text(c)), esc(data_unchecked_note(c)));
+                     c.options.alpha, esc(gate_rule_text(c)), esc(min_effects(c.options)),
+                     esc(data_unchecked_note(c) + machine_note(c)));
 }
 
 // Every config whose verdict is not "no change": verdict, config, lock-in and recall before and after, why.

@@ -13,6 +13,7 @@
 #include "core/json_io.h"
 #include "reports/document.h"
 #include "reports/report_sections.h"
+#include "reports/speed_gate.h"
 
 namespace rb::reports {
 
@@ -113,16 +114,15 @@ void md_header(Document& d, const ReportInput& in) {
   const judge::Comparison* c = in.comparison;
   d.add(Heading{1, "recallbench: " + verdict}, Show::kMarkdownOnly);
   d.add(Paragraph{c ? Inline().strong(verdict).text(fmt::format(": {} compared configs{}", verdict_counts(*c),
-                                                                    data_unchecked_note(*c)))
+                                                                    data_unchecked_note(*c) + machine_note(*c)))
                     : Inline().strong("no baseline").text(": results only, nothing was gated")},
         Show::kMarkdownOnly);
   Inline results = Inline("Results: ").code(in.runs->source).text(fmt::format(
       " ({} runs in {} configs, commit {})", in.runs->run_count, in.runs->configs.size(), commit_of(in.runs->context, 12)));
   if (c)
     results.text(" · baseline: ").code(in.baseline_path).text(fmt::format(
-        " (commit {}) · {}, alpha {}, minimum effect {:.0f} points lock-in, {:.2f} recall or {:.0f}% slower lock-in",
-        commit_of(c->baseline_context, 12), gate_rule_text(*c), c->options.alpha, 100 * c->options.min_lockin_drop,
-        c->options.min_recall_drop, 100 * c->options.min_slowdown));
+        " (commit {}) · {}, alpha {}, minimum effect {}", commit_of(c->baseline_context, 12), gate_rule_text(*c),
+        c->options.alpha, min_effects(c->options)));
   d.add(Paragraph{results}, Show::kMarkdownOnly);
 }
 
@@ -270,11 +270,12 @@ std::string gate_rule_text(const judge::Comparison& c) {
                                       c.options.stage_seeds, c.options.max_stages,
                                       stats::spending_name(c.options.spending), c.options.futility_p)
                         : std::string();
-  return fmt::format("{} over {} primary tests (one per config: paired sign test on time to lock-in with the pairs "
-                     "where only one run locks in weighted 5, or on recall where the baseline never locks in; "
-                     "unpaired where no seed pairs{}); Fisher on lock-in counts, Mann–Whitney on recall and the "
-                     "log-rank test are secondary, not gated",
-                     adj, c.tests, seq);
+  return fmt::format("bonferroni over {} primary tests (one per config at alpha / {}: on time to lock-in a paired "
+                     "min-p test of the lock-in lost, the time of the seeds that lock in on both sides, and both "
+                     "pooled, or a paired sign test on recall where the baseline never locks in; unpaired where no "
+                     "seed pairs{}); Fisher on lock-in counts, Mann–Whitney on recall and the log-rank test are "
+                     "secondary, not gated ({})",
+                     c.tests, c.tests, seq, adj);
 }
 
 // " (data identity not checked for N configs: the baseline records no fingerprints)" when a side is older.
@@ -284,16 +285,25 @@ std::string data_unchecked_note(const judge::Comparison& c) {
                      "before they existed)", c.data_unchecked(), c.configs.size());
 }
 
+std::string machine_note(const judge::Comparison& c) {
+  const auto d = c.machine_difference();
+  if (d.empty()) return "";
+  const auto t = c.ties();
+  return fmt::format("; the baseline was recorded on another machine kind ({}): a seed's run is bit-identical only "
+                     "on one CPU kind and BLAS core, so pairs may be redrawn here ({} of {} pairs tied); the paired "
+                     "test stays valid but loses power: record the baseline on this kind of machine",
+                     machine_difference_text(d), t.tied, t.pairs);
+}
+
 std::string comparison_text(const judge::Comparison& c, const std::string& baseline_path) {
   const GateCounts n(c);
   std::string out = fmt::format(
       "verdict: {} ({} model changed, {} data changed, {} regression, {} inconclusive, {}{} improvement, {} no change "
-      "of {} configs compared with {}; {}, alpha {}, minimum effect {:.0f} points lock-in, "
-      "{:.2f} recall or {:.0f}% slower lock-in){}\n",
+      "of {} configs compared with {}; {}, alpha {}, minimum effect {}){}\n",
       judge::verdict_name(c.verdict()), n.model_changed, n.data_changed, n.regressions, n.inconclusive,
       n.below_minimum ? fmt::format("{} below the minimum effect, ", n.below_minimum) : "", n.improvements,
-      n.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, 100 * c.options.min_lockin_drop, c.options.min_recall_drop, 100 * c.options.min_slowdown,
-      data_unchecked_note(c));
+      n.unchanged, c.configs.size(), baseline_path, gate_rule_text(c), c.options.alpha, min_effects(c.options),
+      data_unchecked_note(c) + machine_note(c));
   for (const auto& cc : c.configs) {
     if (cc.verdict == judge::Verdict::kNoChange && cc.model.empty()) continue;
     out += fmt::format("  {:<12} {}\n               {}\n", judge::verdict_name(cc.verdict), cc.key,

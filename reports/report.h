@@ -76,6 +76,8 @@ std::string verdict_counts(const judge::Comparison& comparison);
 std::string gate_rule_text(const judge::Comparison& comparison);
 // "; data identity not checked for N of M configs (...)" when a side records no data fingerprints, else "".
 std::string data_unchecked_note(const judge::Comparison& comparison);
+// "; the baseline was recorded on another machine kind (...): ..." when the CPU or BLAS core differs, else "".
+std::string machine_note(const judge::Comparison& comparison);
 
 // The current UTC time as 2026-11-30T16:00:00Z (the "created" field of stored files).
 std::string utc_now();

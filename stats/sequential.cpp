@@ -1,6 +1,7 @@
 // Paired sign tests and group-sequential boundaries with alpha spending (see stats.h).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 
@@ -82,13 +83,132 @@ double alpha_spent(Spending s, double alpha, double t) {
 
 namespace {
 
-// The H0 distribution of light later + weight × heavy later over `light` and `heavy` fresh untied pairs.
-std::vector<double> weighted_half_pmf(int64_t light, int64_t heavy, int64_t weight) {
-  const std::vector<double> a = half_pmf(light), b = half_pmf(heavy);
-  std::vector<double> out(static_cast<size_t>(light + weight * heavy + 1), 0.0);
-  for (size_t i = 0; i < a.size(); ++i)
-    for (size_t j = 0; j < b.size(); ++j) out[i + static_cast<size_t>(weight) * j] += a[i] * b[j];
+constexpr double kTol = 1e-12;  // p-values compared as equal within this relative tolerance
+
+// P(Binomial(n, 1/2) >= x) for x = 0..n+1, summed from the top (exact to rounding in the small tails).
+std::vector<double> upper_tails(int64_t n) {
+  const std::vector<double> pmf = half_pmf(n);
+  std::vector<double> tails(static_cast<size_t>(n + 2), 0.0);
+  for (int64_t x = n; x >= 0; --x) tails[static_cast<size_t>(x)] = tails[static_cast<size_t>(x + 1)] + pmf[static_cast<size_t>(x)];
+  tails[0] = 1.0;
+  for (auto& t : tails) t = std::min(t, 1.0);
+  return tails;
+}
+
+// The smallest count whose upper tail is at most p (n + 1 when none is).
+int64_t tail_boundary(const std::vector<double>& tails, double p) {
+  for (size_t x = 0; x < tails.size(); ++x)
+    if (tails[x] <= p * (1 + kTol)) return static_cast<int64_t>(x);
+  return static_cast<int64_t>(tails.size()) - 1;
+}
+
+// The H0 probabilities of the parts' joint counts (row-major over the parts) that have not stopped.
+struct Grid {
+  std::vector<int64_t> dims = {};  // pairs + 1 per part
+  std::vector<double> p = {1.0};
+};
+
+size_t cells(const std::vector<int64_t>& dims) {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// `extra` fresh untied pairs join part `axis`: its count convolved with Binomial(extra, 1/2).
+Grid add_pairs(const Grid& g, size_t axis, int64_t extra) {
+  if (extra == 0) return g;
+  const std::vector<double> add = half_pmf(extra);
+  Grid out;
+  out.dims = g.dims;
+  out.dims[axis] += extra;
+  out.p.assign(cells(out.dims), 0.0);
+  size_t outer = 1, inner = 1;
+  for (size_t j = 0; j < axis; ++j) outer *= static_cast<size_t>(g.dims[j]);
+  for (size_t j = axis + 1; j < g.dims.size(); ++j) inner *= static_cast<size_t>(g.dims[j]);
+  const auto from = static_cast<size_t>(g.dims[axis]), to = static_cast<size_t>(out.dims[axis]);
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t a = 0; a < from; ++a)
+      for (size_t i = 0; i < inner; ++i) {
+        const double v = g.p[(o * from + a) * inner + i];
+        if (v == 0.0) continue;
+        for (size_t e = 0; e < add.size(); ++e) out.p[(o * to + a + e) * inner + i] += v * add[e];
+      }
   return out;
+}
+
+// Each cell's min-p: the smallest of its statistics' upper tails (statistic s at the sum of its parts' counts).
+std::vector<double> min_p_of_cells(const std::vector<int64_t>& dims, const std::vector<std::vector<size_t>>& statistics,
+                                   const std::vector<std::vector<double>>& tails) {
+  std::vector<double> out(cells(dims), 1.0);
+  std::vector<int64_t> x(dims.size(), 0);
+  for (double& m : out) {
+    for (size_t s = 0; s < statistics.size(); ++s) {
+      int64_t sum = 0;
+      for (size_t j : statistics[s]) sum += x[j];
+      m = std::min(m, tails[s][static_cast<size_t>(sum)]);
+    }
+    for (size_t j = dims.size(); j-- > 0;) {  // the next cell, last part fastest
+      if (++x[j] < dims[j]) break;
+      x[j] = 0;
+    }
+  }
+  return out;
+}
+
+// The largest statistic value whose H0 mass of {min-p <= value} fits `allowance` (0 when none does), and
+// that mass.
+std::pair<double, double> largest_fitting(const std::vector<double>& min_p, const std::vector<double>& mass,
+                                          double allowance) {
+  std::vector<std::pair<double, double>> by_p;
+  for (size_t i = 0; i < mass.size(); ++i)
+    if (mass[i] > 0.0) by_p.emplace_back(min_p[i], mass[i]);
+  std::sort(by_p.begin(), by_p.end());
+  double threshold = 0.0, spent = 0.0, cum = 0.0;
+  for (size_t i = 0; i < by_p.size();) {
+    size_t j = i;
+    double group = 0.0;
+    while (j < by_p.size() && by_p[j].first <= by_p[i].first * (1 + kTol)) group += by_p[j++].second;
+    if (cum + group > allowance * (1 + kTol)) break;
+    cum += group;
+    threshold = by_p[j - 1].first;
+    spent = cum;
+    i = j;
+  }
+  return {threshold, spent};
+}
+
+void check_looks(const std::vector<std::vector<PartCounts>>& looks, const std::vector<double>& information,
+                 const std::vector<std::vector<size_t>>& statistics) {
+  RB_CHECK_INPUT(!looks.empty() && looks.size() == information.size(),
+                 fmt::format("sequential test: got {} looks and {} information fractions, expected the same "
+                             "number (at least one)", looks.size(), information.size()));
+  const size_t parts = looks.front().size();
+  RB_CHECK_INPUT(parts >= 1 && parts <= 4, fmt::format("sequential test: got {} parts, expected 1 to 4", parts));
+  std::vector<PartCounts> prev(parts);
+  double t0 = 0.0;
+  for (size_t k = 0; k < looks.size(); ++k) {  // every look checked before any is used
+    RB_CHECK_INPUT(looks[k].size() == parts,
+                   fmt::format("sequential test: look {} has {} parts, expected {}", k + 1, looks[k].size(), parts));
+    for (size_t j = 0; j < parts; ++j) {
+      const auto& c = looks[k][j];
+      RB_CHECK_INPUT(c.pairs >= prev[j].pairs && c.worse >= 0 && c.worse <= c.pairs,
+                     fmt::format("sequential test: look {} has {} worse of {} pairs after {} pairs: counts must "
+                                 "grow and worse <= pairs", k + 1, c.worse, c.pairs, prev[j].pairs));
+    }
+    RB_CHECK_INPUT(information[k] > t0 && information[k] <= 1 + 1e-12,
+                   fmt::format("sequential test: information fractions must increase within (0, 1], got {} after {}",
+                               information[k], t0));
+    prev = looks[k];
+    t0 = information[k];
+  }
+  for (const auto& st : statistics) {
+    RB_CHECK_INPUT(!st.empty(), "sequential test: a statistic sums no part");
+    for (size_t j : st)
+      RB_CHECK_INPUT(j < parts, fmt::format("sequential test: a statistic names part {} of {}", j + 1, parts));
+  }
+  double grid = 1.0;
+  for (const auto& c : looks.back()) grid *= static_cast<double>(c.pairs + 1);
+  RB_CHECK_INPUT(grid <= 1e7, fmt::format("sequential test: {} joint counts, expected at most 10^7 (fewer pairs)", grid));
 }
 
 }  // namespace
@@ -96,99 +216,95 @@ std::vector<double> weighted_half_pmf(int64_t light, int64_t heavy, int64_t weig
 SequentialResult sequential_sign_test(const std::vector<std::pair<int64_t, int64_t>>& looks,
                                       const std::vector<double>& information, double alpha, Spending spending,
                                       double futility_p) {
-  std::vector<WeightedLookCounts> counts;
-  for (const auto& [n, x] : looks) counts.push_back({n, x, 0, 0});
-  return sequential_weighted_sign_test(counts, 1, information, alpha, spending, futility_p);
+  std::vector<std::vector<PartCounts>> parts;
+  for (const auto& [n, x] : looks) parts.push_back({{n, x}});
+  return sequential_min_p_test(parts, information, alpha, spending, futility_p);
 }
 
-SequentialResult sequential_weighted_sign_test(const std::vector<WeightedLookCounts>& looks, int64_t heavy_weight,
-                                               const std::vector<double>& information, double alpha,
-                                               Spending spending, double futility_p) {
-  RB_CHECK_INPUT(!looks.empty() && looks.size() == information.size(),
-                 fmt::format("sequential test: got {} looks and {} information fractions, expected the same "
-                             "number (at least one)", looks.size(), information.size()));
+SequentialResult sequential_min_p_test(const std::vector<std::vector<PartCounts>>& looks,
+                                       const std::vector<double>& information, double alpha, Spending spending,
+                                       double futility_p, const std::vector<std::vector<size_t>>& given) {
   RB_CHECK_INPUT(futility_p > 0 && futility_p <= 1, fmt::format("futility p got {}, expected (0, 1]", futility_p));
-  RB_CHECK_INPUT(heavy_weight >= 1 && heavy_weight <= 64,
-                 fmt::format("sequential test: heavy weight got {}, expected 1 to 64", heavy_weight));
-  {  // every look checked before any is used (a futile first look must not hide a malformed second)
-    WeightedLookCounts prev;
-    double t0 = 0.0;
-    for (size_t k = 0; k < looks.size(); ++k) {
-      const auto& c = looks[k];
-      for (const auto& [n, x, n0] : {std::tuple{c.light_pairs, c.light_later, prev.light_pairs},
-                                     std::tuple{c.heavy_pairs, c.heavy_later, prev.heavy_pairs}})
-        RB_CHECK_INPUT(n >= n0 && x >= 0 && x <= n,
-                       fmt::format("sequential test: look {} has {} later of {} pairs after {} pairs: counts must "
-                                   "grow and later <= pairs", k + 1, x, n, n0));
-      RB_CHECK_INPUT(information[k] > t0 && information[k] <= 1 + 1e-12,
-                     fmt::format("sequential test: information fractions must increase within (0, 1], got {} after {}",
-                                 information[k], t0));
-      prev = c;
-      t0 = information[k];
-    }
-  }
+  check_looks(looks, information, given);
+  const size_t parts = looks.front().size();
+  std::vector<std::vector<size_t>> statistics = given;
+  if (statistics.empty())
+    for (size_t j = 0; j < parts; ++j) statistics.push_back({j});
   SequentialResult out;
-  // state[w]: H0 probability of reaching this look with statistic w so far, not rejected.
-  std::vector<double> state = {1.0};
-  WeightedLookCounts prev;
+  Grid state;
+  state.dims.assign(parts, 1);
+  std::vector<PartCounts> prev(parts);
   double spent = 0.0, crossed_before = 0.0;
   for (size_t k = 0; k < looks.size(); ++k) {
-    const auto& c = looks[k];
-    const double t = information[k];
-    const int64_t w = c.light_later + heavy_weight * c.heavy_later;
-    // The new untied pairs' statistic joins the surviving paths.
-    const std::vector<double> add =
-        weighted_half_pmf(c.light_pairs - prev.light_pairs, c.heavy_pairs - prev.heavy_pairs, heavy_weight);
-    std::vector<double> next(state.size() + add.size() - 1, 0.0);
-    for (size_t i = 0; i < state.size(); ++i)
-      if (state[i] > 0)
-        for (size_t j = 0; j < add.size(); ++j) next[i + j] += state[i] * add[j];
-    state = std::move(next);
-    const auto top = static_cast<int64_t>(state.size()) - 1;
+    const auto& now = looks[k];
+    for (size_t j = 0; j < parts; ++j) state = add_pairs(state, j, now[j].pairs - prev[j].pairs);
     SequentialLook look;
-    look.pairs = c.light_pairs + c.heavy_pairs;
-    look.later = c.light_later + c.heavy_later;
-    look.statistic = w;
-    look.information = t;
-    look.alpha_allowed = alpha_spent(spending, alpha, t);
-    // The smallest boundary whose crossing probability fits the allowance left.
-    const double allowance = look.alpha_allowed - spent;
-    double tail = 0.0;
-    int64_t boundary = top + 1;
-    for (int64_t b = top; b >= 0; --b) {
-      if (tail + state[static_cast<size_t>(b)] > allowance * (1 + 1e-12)) break;
-      tail += state[static_cast<size_t>(b)];
-      boundary = b;
+    for (const auto& st : statistics) {
+      LookTest t;
+      t.parts = st;
+      for (size_t j : st) t.pairs += now[j].pairs, t.worse += now[j].worse;
+      look.tests.push_back(t);
     }
-    look.boundary = boundary;
-    spent += tail;
+    std::vector<std::vector<double>> tails;
+    for (const auto& t : look.tests) tails.push_back(upper_tails(t.pairs));
+    const std::vector<double> min_p = min_p_of_cells(state.dims, statistics, tails);
+
+    look.information = information[k];
+    look.alpha_allowed = alpha_spent(spending, alpha, information[k]);
+    const auto [threshold, mass] = largest_fitting(min_p, state.p, look.alpha_allowed - spent);
+    look.p_boundary = threshold;
+    spent += mass;
     look.alpha_spent = spent;
-    if (c.heavy_pairs == 0) {
-      look.p_nominal = upper_tail_half(c.light_later, c.light_pairs);
-    } else {
-      const std::vector<double> alone = weighted_half_pmf(c.light_pairs, c.heavy_pairs, heavy_weight);
+    for (const auto& c : now) look.pairs += c.pairs, look.later += c.worse;
+    for (size_t s = 0; s < look.tests.size(); ++s) {
+      auto& t = look.tests[s];
+      t.p = tails[s][static_cast<size_t>(t.worse)];
+      t.boundary = threshold > 0.0 ? tail_boundary(tails[s], threshold) : t.pairs + 1;
+      look.min_p = std::min(look.min_p, t.p);
+    }
+    // This look alone, fresh: the H0 mass of the product distribution with a min-p at most the observed.
+    {
+      Grid fresh;
+      fresh.dims.assign(parts, 1);
+      for (size_t j = 0; j < parts; ++j) fresh = add_pairs(fresh, j, now[j].pairs);
       double p = 0.0;
-      for (int64_t b = w; b <= top; ++b) p += alone[static_cast<size_t>(b)];
+      for (size_t i = 0; i < min_p.size(); ++i)
+        if (min_p[i] <= look.min_p * (1 + kTol)) p += fresh.p[i];
       look.p_nominal = std::min(1.0, p);
     }
-    look.crossed = w >= boundary;
-    // Stage-wise ordering: crossing earlier is more extreme; at this look, at least w among the survivors.
-    double at_least_w = 0.0;
-    for (int64_t b = w; b <= top; ++b) at_least_w += state[static_cast<size_t>(b)];
-    const bool final_look = t >= 1 - 1e-12;
-    look.futile = !look.crossed && !final_look && look.p_nominal > futility_p;
+    look.crossed = threshold > 0.0 && look.min_p <= threshold * (1 + kTol);
+    // Stage-wise ordering: crossing earlier is more extreme; at this look, a min-p at most the observed one.
+    double at_most = 0.0;
+    for (size_t i = 0; i < min_p.size(); ++i)
+      if (min_p[i] <= look.min_p * (1 + kTol)) at_most += state.p[i];
+    const bool final_look = information[k] >= 1 - 1e-12;
+    // Futile when no statistic leans towards "worse" (each one's own p above the bound); non-binding: the
+    // boundaries above ignore it, so stopping for futility only lowers the error.
+    look.futile = !look.crossed && !final_look && look.min_p > futility_p;
     out.looks.push_back(look);
     if (look.crossed || look.futile || k + 1 == looks.size()) {
       out.crossed = look.crossed;
       out.open = !look.crossed && !look.futile && !final_look;
-      out.p_value = look.futile ? 1.0 : std::min(1.0, crossed_before + at_least_w);
+      out.p_value = look.futile ? 1.0 : std::min(1.0, crossed_before + at_most);
       return out;
     }
-    for (int64_t b = boundary; b <= top; ++b) state[static_cast<size_t>(b)] = 0.0;  // those paths stopped
+    for (size_t i = 0; i < min_p.size(); ++i)
+      if (threshold > 0.0 && min_p[i] <= threshold * (1 + kTol)) state.p[i] = 0.0;  // those paths stopped
     crossed_before = spent;
-    prev = c;
+    prev = now;
   }
   return out;
+}
+
+double median_upper_bound(std::vector<double> x, double alpha) {
+  RB_CHECK_INPUT(alpha > 0 && alpha < 1, fmt::format("median bound: alpha got {}, expected (0, 1)", alpha));
+  const auto n = static_cast<int64_t>(x.size());
+  if (n == 0) return std::numeric_limits<double>::infinity();
+  std::sort(x.begin(), x.end());
+  const boost::math::binomial_distribution<double> b(static_cast<double>(n), 0.5);
+  for (int64_t u = 1; u <= n; ++u)  // P(median <= x_(u)) = P(Binomial(n, 1/2) <= u - 1)
+    if (boost::math::cdf(b, static_cast<double>(u - 1)) >= 1 - alpha - 1e-12) return x[static_cast<size_t>(u - 1)];
+  return std::numeric_limits<double>::infinity();
 }
 
 }  // namespace rb::stats

@@ -424,54 +424,74 @@ Spending parse_spending(std::string_view name);  // "obrien-fleming" / "obf", "p
 const char* spending_name(Spending s);
 double alpha_spent(Spending s, double alpha, double t);
 
-// One look of a group-sequential sign test. At look k the cumulative untied pairs n_k and the cumulative
-// "later" count x_k are known; the test rejects ("crossed") when x_k >= boundary_k, with boundary_k the
-// smallest count whose probability of a first crossing at look k under H0 (each untied pair later with
-// probability 1/2, independently, given the untied counts) is at most what the spending function allows by
-// information fraction t_k, less what earlier looks actually spent (the exact discrete error carries the
-// unspent rest forward). boundary = n_k + 1 when nothing can be rejected at this look.
+// Group-sequential paired tests. Each look sees the cumulative untied pairs of one or more *parts* (disjoint
+// sets of pairs) and, per part, how many of its pairs are worse. Under H0 every untied pair of every part is
+// worse with probability 1/2, independently given the untied counts, so the parts' counts are independent
+// binomials. The test asks several one-sided sign tests at once, each over a set of parts (by default each
+// part alone): statistic s at look k has p_sk = P(Binomial(n_sk, 1/2) >= x_sk) with n_sk, x_sk the sums over
+// its parts. The test statistic is the smallest of them (min-p); it rejects ("crossed") at look k when the
+// min-p is at most p_boundary_k, the largest value whose probability of a first crossing at look k under H0
+// (computed exactly over the looks by dynamic programming on the parts' joint counts) is at most what the
+// spending function allows by information fraction t_k, less what earlier looks actually spent (the exact
+// discrete error carries the unspent rest forward). Equivalently statistic s rejects when x_sk >= its
+// boundary (n_sk + 1 when it cannot). One part, one statistic: the plain sequential sign test.
+// The gate's parts: lock-in (pairs where exactly one run locks in: McNemar's discordant pairs; worse: the
+// baseline's run locked in) and time (pairs where both lock in at different steps; worse: the current later);
+// its statistics: each part alone and both together ("later or never"). A lock-in loss is judged by its own
+// statistic: faster survivors move only the others, and the minimum cannot rise, so they cannot pay for it.
+struct PartCounts {
+  int64_t pairs = 0;  // untied pairs so far (n_jk)
+  int64_t worse = 0;  // of them, the second worse (x_jk)
+};
+struct LookTest {
+  std::vector<size_t> parts;  // the parts it sums
+  int64_t pairs = 0, worse = 0;
+  double p = 1.0;             // its one-sided sign-test p at this look
+  int64_t boundary = 0;       // it rejects when worse >= boundary (pairs + 1: it cannot at this look)
+};
 struct SequentialLook {
-  int64_t pairs = 0;            // untied pairs so far (n_k)
-  int64_t later = 0;            // of them, the second later (x_k)
-  int64_t statistic = 0;        // what the boundary is on: x_k, or the weighted count (weighted test)
+  int64_t pairs = 0;            // untied pairs so far, all parts
+  int64_t later = 0;            // of them, worse
+  std::vector<LookTest> tests;  // one per statistic
   double information = 0.0;     // t_k in (0, 1]
-  int64_t boundary = 0;         // reject when statistic >= boundary
+  double min_p = 1.0;           // the test statistic: the smallest p of the statistics
+  double p_boundary = 0.0;      // reject when min_p <= p_boundary (0: nothing can be rejected at this look)
   double alpha_allowed = 0.0;   // cumulative alpha the spending function allows at t_k
   double alpha_spent = 0.0;     // cumulative alpha actually spent by the exact boundaries up to this look
-  double p_nominal = 1.0;       // the sign test's one-sided p at this look alone
+  double p_nominal = 1.0;       // the min-p test's exact p at this look alone (one statistic: its sign test's p)
   bool crossed = false;
-  bool futile = false;          // not crossed, and p_nominal > futility_p: stop, no regression (non-binding)
+  bool futile = false;          // not crossed, and min_p > futility_p (no statistic leans towards worse): stop,
+                                // no regression (non-binding)
+  int64_t boundary() const { return tests.empty() ? 0 : tests.front().boundary; }  // the first statistic's
+  bool rejects(size_t test) const { return crossed && tests[test].p <= p_boundary * (1 + 1e-12); }
 };
 struct SequentialResult {
   std::vector<SequentialLook> looks;  // up to and including the stopping look
   bool crossed = false;               // rejected H0 at some look
   bool open = false;                  // neither crossed nor futile at the last look, and it was not the final
                                       // one (information < 1): more seeds would be tested
-  double p_value = 1.0;               // stage-wise ordering p-value (valid for Holm across configs): the H0
-                                      // probability of crossing at an earlier look, or at the stopping look
-                                      // with at least x; 1 when stopped for futility (conservative)
+  double p_value = 1.0;               // stage-wise ordering p-value: the H0 probability of crossing at an
+                                      // earlier look, or at the stopping look with a min-p at most the observed
+                                      // one; 1 when stopped for futility (conservative). At the final look it is
+                                      // <= alpha exactly when the test crossed.
 };
-// `looks`: cumulative (untied pairs, later) per look, in order; `information`: t_k per look, increasing,
-// the last <= 1 (1 = the cap). Stops at the first look that crosses or is futile (futility only before the
-// final look). Bad input (decreasing counts, later > pairs, t outside (0, 1], alpha outside (0, 1)):
-// UsageError.
+// `looks`: per look, the cumulative counts of every part (the same number of parts, 1 to 4, at each look),
+// in order; `information`: t_k per look, increasing, the last <= 1 (1 = the cap); `statistics`: the parts each
+// statistic sums (empty: each part alone). Stops at the first look that crosses or is futile (futility only
+// before the final look). Bad input (decreasing counts, worse > pairs, t outside (0, 1], alpha outside (0, 1),
+// a statistic naming no part or a part that does not exist, a joint count grid above 10^7 cells): UsageError.
+SequentialResult sequential_min_p_test(const std::vector<std::vector<PartCounts>>& looks,
+                                       const std::vector<double>& information, double alpha, Spending spending,
+                                       double futility_p = 0.25,
+                                       const std::vector<std::vector<size_t>>& statistics = {});
+// One part: cumulative (untied pairs, later) per look.
 SequentialResult sequential_sign_test(const std::vector<std::pair<int64_t, int64_t>>& looks,
                                       const std::vector<double>& information, double alpha, Spending spending,
                                       double futility_p = 0.25);
 
-// The same with untied pairs of two kinds: "light" pairs count 1 and "heavy" pairs count `heavy_weight` (an
-// integer >= 1), so the statistic is W = light later + heavy_weight × heavy later, each untied pair later with
-// probability 1/2 under H0 as before. The gate uses it for two co-primary questions asked of the same pairs at
-// once: a pair where only one run locks in (heavy) is later both in time and in lock-in, a pair where both lock
-// in at different steps (light) only in time; weighting the first kind tests "locks in later or not at all"
-// without splitting alpha between two tests of the same pairs. SequentialLook::statistic is W, the boundary is
-// on W, `pairs` and `later` count both kinds. Same checks per kind as above.
-struct WeightedLookCounts {
-  int64_t light_pairs = 0, light_later = 0;  // cumulative
-  int64_t heavy_pairs = 0, heavy_later = 0;
-};
-SequentialResult sequential_weighted_sign_test(const std::vector<WeightedLookCounts>& looks, int64_t heavy_weight,
-                                               const std::vector<double>& information, double alpha,
-                                               Spending spending, double futility_p = 0.25);
+// One-sided (1 - alpha) upper confidence bound for the median of `x`, distribution-free (the sign test
+// inverted): the order statistic x_(u) with u the smallest rank such that P(Binomial(n, 1/2) <= u - 1) >=
+// 1 - alpha; +infinity when even the largest value is not enough (too few values) or x is empty.
+double median_upper_bound(std::vector<double> x, double alpha);
 
 }  // namespace rb::stats

@@ -19,14 +19,17 @@ inline void add_gate_flags(CLI::App* sub, GateFlags& f) {
   sub->add_option("--alpha", f.gate.alpha, "Family-wise error rate of the regression tests (default 0.05)")
       ->check(CLI::Range(1e-12, 0.999999));
   sub->add_option("--min-lockin-drop", f.gate.min_lockin_drop,
-                  "Smallest lock-in rate change that counts, as a fraction (default 0.2 = 20 points)")
+                  "Smallest lock-in rate change that counts, as a fraction (default 0.2 = 20 points; paired: the "
+                  "drop's one-sided upper bound must reach it)")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--min-recall-drop", f.gate.min_recall_drop,
-                  "Smallest change in median per-seed recall that counts (default 0.05)")
+                  "Smallest drop in recall that counts, relative to the baseline's median recall (default 0.1 = "
+                  "10%; paired: the median per-seed drop's one-sided upper bound must reach it)")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--min-slowdown", f.gate.min_slowdown,
-                  "Smallest increase of the restricted mean steps to lock-in that counts, as a fraction (default "
-                  "0.2 = 20% slower, below the +30% the gate is sized to catch with 80% power)")
+                  "Smallest slowdown that counts, as a fraction (default 0.2 = 20% slower; paired: the median ratio "
+                  "of lock-in steps over the seeds that lock in on both sides, its one-sided upper bound; unpaired: "
+                  "the restricted mean steps to lock-in)")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_flag("--allow-model-change", f.gate.allow_model_change,
                 "Compare configs whose model changed under the same key (state size, parameters, architecture); "

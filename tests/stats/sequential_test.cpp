@@ -1,6 +1,8 @@
 // The paired sign test and the group-sequential sign test (stats/sequential.cpp): published values, the
 // issue's figures, and the sequential rule's false-alarm rate and power by simulation (issue 25).
+#include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -63,7 +65,7 @@ TEST(Sequential, OneLookIsTheExactSignTest) {
   // n = 10 at alpha 0.05: P(X >= 9) = 11/1024 <= 0.05 < P(X >= 8) = 56/1024, so the boundary is 9.
   auto r = sequential_sign_test({{10, 9}}, {1.0}, 0.05, Spending::kOBrienFleming);
   ASSERT_EQ(r.looks.size(), 1u);
-  EXPECT_EQ(r.looks[0].boundary, 9);
+  EXPECT_EQ(r.looks[0].boundary(), 9);
   EXPECT_TRUE(r.crossed);
   EXPECT_NEAR(r.p_value, 11.0 / 1024, 1e-12);
   r = sequential_sign_test({{10, 8}}, {1.0}, 0.05, Spending::kOBrienFleming);
@@ -138,69 +140,157 @@ TEST(Sequential, PowerAtTheCapForAClearShift) {
   EXPECT_GE(obf, 0.8);
 }
 
-TEST(WeightedSequential, WeightOneAndNoHeavyPairsAreTheSignTest) {
-  // Weight 1 makes the two kinds one: the same boundaries and p as the plain test on the pooled counts.
+TEST(MinPSequential, OnePartIsTheSignTest) {
+  // A second part with no pairs never rejects: the same boundaries and p as the plain test.
   const std::vector<double> info = {1.0 / 3, 2.0 / 3, 1.0};
   const auto plain = sequential_sign_test({{6, 5}, {13, 10}, {20, 16}}, info, 0.0125, Spending::kPocock, 0.5);
-  const auto pooled = sequential_weighted_sign_test({{4, 3, 2, 2}, {9, 6, 4, 4}, {14, 10, 6, 6}}, 1, info, 0.0125,
-                                                    Spending::kPocock, 0.5);
-  ASSERT_EQ(plain.looks.size(), pooled.looks.size());
+  const auto two = sequential_min_p_test({{{6, 5}, {0, 0}}, {{13, 10}, {0, 0}}, {{20, 16}, {0, 0}}}, info, 0.0125,
+                                         Spending::kPocock, 0.5);
+  ASSERT_EQ(plain.looks.size(), two.looks.size());
   for (size_t k = 0; k < plain.looks.size(); ++k) {
-    EXPECT_EQ(plain.looks[k].boundary, pooled.looks[k].boundary);
-    EXPECT_NEAR(plain.looks[k].p_nominal, pooled.looks[k].p_nominal, 1e-12);
+    EXPECT_EQ(plain.looks[k].boundary(), two.looks[k].boundary());
+    EXPECT_NEAR(plain.looks[k].p_nominal, two.looks[k].p_nominal, 1e-12);
+    EXPECT_EQ(two.looks[k].tests[1].boundary, 1);  // no pair: cannot reject
   }
-  EXPECT_NEAR(plain.p_value, pooled.p_value, 1e-12);
+  EXPECT_NEAR(plain.p_value, two.p_value, 1e-12);
 }
 
-TEST(WeightedSequential, OneLookIsTheExactWeightedTail) {
-  // 3 light pairs (2 later) and 2 heavy pairs (both later), weight 5: W = 12 of at most 13. By enumeration of
-  // the 32 equally likely sign patterns, W >= 12 when both heavy pairs are later and at least 2 of 3 light
-  // ones: 4 patterns, p = 4/32.
-  const auto r = sequential_weighted_sign_test({{3, 2, 2, 2}}, 5, {1.0}, 0.2, Spending::kPocock, 0.5);
+// The H0 probability, by enumerating every sign pattern, that a one-look min-p over parts of n1 and n2 untied
+// pairs (each alone, and with `pooled` also both together) is at most `m`.
+double enumerated_min_p_tail(int n1, int n2, double m, bool pooled = false) {
+  const auto tail = [](int x, int n) {
+    double t = 0;
+    for (int f = 0; f < (1 << n); ++f) t += __builtin_popcount(static_cast<unsigned>(f)) >= x ? 1 : 0;
+    return t / (1 << n);
+  };
+  double hits = 0;
+  for (int f = 0; f < (1 << (n1 + n2)); ++f) {
+    const int x1 = __builtin_popcount(static_cast<unsigned>(f & ((1 << n1) - 1)));
+    const int x2 = __builtin_popcount(static_cast<unsigned>(f >> n1));
+    double min_p = std::min(tail(x1, n1), tail(x2, n2));
+    if (pooled) min_p = std::min(min_p, tail(x1 + x2, n1 + n2));
+    hits += min_p <= m * (1 + 1e-12) ? 1 : 0;
+  }
+  return hits / (1 << (n1 + n2));
+}
+
+TEST(MinPSequential, OneLookIsTheExactMinPTail) {
+  // 4 discordant pairs all lost (lock-in part p = 1/16) and 6 time pairs, 1 later (p = 63/64): the min-p is
+  // 1/16 and its exact p counts every pattern where either part reaches 1/16.
+  const auto r = sequential_min_p_test({{{4, 4}, {6, 1}}}, {1.0}, 0.2, Spending::kPocock, 0.5);
   ASSERT_EQ(r.looks.size(), 1u);
-  EXPECT_EQ(r.looks[0].statistic, 12);
-  EXPECT_EQ(r.looks[0].later, 4);
-  EXPECT_EQ(r.looks[0].pairs, 5);
-  EXPECT_NEAR(r.looks[0].p_nominal, 4.0 / 32, 1e-12);
-  EXPECT_NEAR(r.p_value, 4.0 / 32, 1e-12);
-  EXPECT_TRUE(r.crossed);  // 0.125 <= 0.2
-  // Six heavy pairs all later (a lock-in rate 6/6 -> 0/6): 2^-6, as the plain test of six pairs.
-  EXPECT_NEAR(sequential_weighted_sign_test({{0, 0, 6, 6}}, 5, {1.0}, 0.05, Spending::kPocock).p_value,
-              std::ldexp(1.0, -6), 1e-12);
-  EXPECT_THROW(sequential_weighted_sign_test({{3, 2, 2, 3}}, 5, {1.0}, 0.05, Spending::kPocock), UsageError);
-  EXPECT_THROW(sequential_weighted_sign_test({{3, 2, 2, 2}}, 0, {1.0}, 0.05, Spending::kPocock), UsageError);
+  EXPECT_NEAR(r.looks[0].min_p, 1.0 / 16, 1e-12);
+  EXPECT_NEAR(r.looks[0].p_nominal, enumerated_min_p_tail(4, 6, 1.0 / 16), 1e-12);
+  EXPECT_NEAR(r.p_value, r.looks[0].p_nominal, 1e-12);
+  EXPECT_TRUE(r.crossed);
+  EXPECT_EQ(r.looks[0].later, 5);
+  EXPECT_EQ(r.looks[0].pairs, 10);
+  EXPECT_THROW(sequential_min_p_test({{{3, 4}, {2, 2}}}, {1.0}, 0.05, Spending::kPocock), UsageError);
+  EXPECT_THROW(sequential_min_p_test({{{3, 2}}, {{4, 2}, {1, 1}}}, {0.5, 1.0}, 0.05, Spending::kPocock), UsageError);
 }
 
-TEST(WeightedSequential, FalseAlarmRateWithinAlphaBySimulation) {
-  // Under H0 every untied pair is later with probability 1/2, whichever its kind: 5 looks of 10 pairs, a
-  // fifth of the untied pairs heavy (weight 5), Pocock at 0.05. At most alpha up to simulation error.
+TEST(MinPSequential, APooledStatisticSumsItsParts) {
+  // The issue-25 planted bug: 5 seeds lose their lock-in, 2 of the rest lock in later, 3 tie. Alone the parts
+  // reach 2^-5 and 2^-2; "later or never" over all 7 reaches 2^-7, and nothing else can be that small here.
+  const std::vector<std::vector<size_t>> stats = {{0}, {1}, {0, 1}};
+  const auto r = sequential_min_p_test({{{5, 5}, {2, 2}}}, {1.0}, 0.0125, Spending::kPocock, 0.5, stats);
+  ASSERT_EQ(r.looks[0].tests.size(), 3u);
+  EXPECT_NEAR(r.looks[0].tests[0].p, 1.0 / 32, 1e-12);
+  EXPECT_NEAR(r.looks[0].tests[2].p, 1.0 / 128, 1e-12);
+  EXPECT_NEAR(r.p_value, enumerated_min_p_tail(5, 2, 1.0 / 128, true), 1e-12);
+  EXPECT_NEAR(r.p_value, 1.0 / 128, 1e-12);
+  EXPECT_TRUE(r.crossed);
+  EXPECT_TRUE(r.looks[0].rejects(2));
+  EXPECT_FALSE(r.looks[0].rejects(0));
+  // A wider one-look case against the enumeration: 4 and 6 pairs, 3 and 5 worse.
+  const auto w = sequential_min_p_test({{{4, 3}, {6, 5}}}, {1.0}, 0.5, Spending::kPocock, 1.0, stats);
+  EXPECT_NEAR(w.p_value, enumerated_min_p_tail(4, 6, w.looks[0].min_p, true), 1e-12);
+  EXPECT_THROW(sequential_min_p_test({{{4, 3}}}, {1.0}, 0.05, Spending::kPocock, 0.5, {{1}}), UsageError);
+}
+
+TEST(MinPSequential, ALockInLossIsNotPaidForByFasterSurvivors) {
+  // Six seeds stop locking in, the ten that still do are all faster: the lock-in part alone decides
+  // (2^-6 = 0.0156 <= what 0.05 allows at one look), whatever the time part says.
+  const auto r = sequential_min_p_test({{{6, 6}, {10, 0}}}, {1.0}, 0.05, Spending::kPocock);
+  EXPECT_TRUE(r.crossed);
+  EXPECT_EQ(r.looks[0].tests[0].boundary, 6);
+  EXPECT_LE(r.p_value, 0.05);
+}
+
+TEST(MinPSequential, ErrorSpentIsTheExactCrossingProbability) {
+  // Three looks with fixed untied counts per part; every one of the 2^12 sign patterns run through the rule:
+  // the probability of crossing equals what the last look reports as spent, and is at most alpha; the
+  // stage-wise p is valid (P(p <= u) <= u).
+  const std::vector<std::array<int, 2>> added = {{2, 2}, {1, 3}, {2, 2}};
+  const std::vector<double> info = {1.0 / 3, 2.0 / 3, 1.0};
+  const double alpha = 0.1;
+  for (const auto& stats : std::vector<std::vector<std::vector<size_t>>>{{}, {{0}, {1}, {0, 1}}}) {
+    double crossed = 0, spent = 0;
+    std::vector<double> p_values;
+    for (int f = 0; f < (1 << 12); ++f) {
+      std::vector<std::vector<PartCounts>> looks;
+      std::vector<PartCounts> c(2);
+      int bit = 0;
+      for (const auto& a : added) {
+        for (int j = 0; j < 2; ++j)
+          for (int i = 0; i < a[static_cast<size_t>(j)]; ++i) {
+            ++c[static_cast<size_t>(j)].pairs;
+            c[static_cast<size_t>(j)].worse += (f >> bit++) & 1;
+          }
+        looks.push_back(c);
+      }
+      const auto r = sequential_min_p_test(looks, info, alpha, Spending::kPocock, 1.0, stats);
+      crossed += r.crossed ? 1 : 0;
+      p_values.push_back(r.p_value);
+      if (r.looks.size() == 3) spent = r.looks.back().alpha_spent;
+    }
+    crossed /= 1 << 12;
+    EXPECT_NEAR(crossed, spent, 1e-12) << stats.size();
+    EXPECT_LE(crossed, alpha);
+    EXPECT_GT(crossed, 0.02);  // most of alpha is spent despite the discreteness
+    for (double u : {0.01, 0.02, 0.05, 0.1, 0.3}) {
+      double below = 0;
+      for (double p : p_values) below += p <= u * (1 + 1e-12) ? 1 : 0;
+      EXPECT_LE(below / (1 << 12), u + 1e-12) << u;
+    }
+  }
+}
+
+TEST(MinPSequential, FalseAlarmRateWithinAlphaBySimulation) {
+  // Under H0 every untied pair is worse with probability 1/2, whichever its part: 5 looks of 10 pairs, a fifth
+  // of the untied pairs in the lock-in part, the gate's three statistics, Pocock at 0.05. At most alpha up to simulation error.
   std::mt19937_64 rng(14);
-  std::bernoulli_distribution coin(0.5), untied(0.7), heavy(0.2);
+  std::bernoulli_distribution coin(0.5), untied(0.7), lock(0.2);
   int crossed = 0;
   const int reps = 20000;
   for (int r = 0; r < reps; ++r) {
-    std::vector<WeightedLookCounts> looks;
+    std::vector<std::vector<PartCounts>> looks;
     std::vector<double> info;
-    WeightedLookCounts c;
+    std::vector<PartCounts> c(2);
     for (int k = 1; k <= 5; ++k) {
       for (int i = 0; i < 10; ++i) {
         if (!untied(rng)) continue;
-        const bool later = coin(rng);
-        if (heavy(rng)) {
-          ++c.heavy_pairs, c.heavy_later += later;
-        } else {
-          ++c.light_pairs, c.light_later += later;
-        }
+        auto& part = c[lock(rng) ? 0 : 1];
+        ++part.pairs;
+        part.worse += coin(rng) ? 1 : 0;
       }
       looks.push_back(c);
       info.push_back(k / 5.0);
     }
-    crossed += sequential_weighted_sign_test(looks, 5, info, 0.05, Spending::kPocock, 0.5).crossed ? 1 : 0;
+    crossed += sequential_min_p_test(looks, info, 0.05, Spending::kPocock, 0.5, {{0}, {1}, {0, 1}}).crossed ? 1 : 0;
   }
   const double rate = static_cast<double>(crossed) / reps;
-  std::printf("H0, weighted (5), 5 looks: %.4f of %d replicates cross (alpha 0.05)\n", rate, reps);
+  std::printf("H0, min-p over two parts, 5 looks: %.4f of %d replicates cross (alpha 0.05)\n", rate, reps);
   EXPECT_LE(rate, 0.05 + 0.004);
   EXPECT_GT(rate, 0.005);
+}
+
+TEST(MedianBound, OrderStatisticOfTheInvertedSignTest) {
+  // n = 10, alpha 0.05: P(Binomial(10, 1/2) <= 7) = 0.9453 < 0.95 <= P(<= 8) = 0.9893, so the bound is x_(9).
+  std::vector<double> x = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+  EXPECT_EQ(median_upper_bound(x, 0.05), 9.0);
+  EXPECT_EQ(median_upper_bound({1, 2, 3}, 0.05), std::numeric_limits<double>::infinity());  // 3 values: < 0.95
+  EXPECT_EQ(median_upper_bound({}, 0.05), std::numeric_limits<double>::infinity());
 }
 
 }  // namespace
