@@ -78,8 +78,14 @@ int run_logged(const std::vector<std::string>& argv_in, const std::string& cwd,
 }
 
 CommitInfo resolve_commit(const std::string& repo, const std::string& rev) {
+  // A revision is never an option: "--output=PATH" given as a commit (by --commit, or recorded in a downloaded
+  // run file) would make git write a file. Refused here, and --end-of-options keeps git from reading one.
+  if (rev.empty() || rev.front() == '-')
+    throw UsageError("'" + rev + "' is not a commit (a revision cannot start with '-')",
+                     "pass --commit with a commit hash, branch or tag");
   bool ok = false;
-  const std::string out = git(repo, {"show", "-s", "--format=%H%n%P%n%cI%n%s", rev + "^{commit}", "--"}, &ok);
+  const std::string out =
+      git(repo, {"show", "-s", "--format=%H%n%P%n%cI%n%s", "--end-of-options", rev + "^{commit}", "--"}, &ok);
   if (!ok || out.empty())
     throw UsageError("unknown commit '" + rev + "' in the git repository at " + repo,
                      "pass --repo DIR (the checkout the runs were built from) or --commit with a commit it has");

@@ -72,6 +72,12 @@ try:
     check(export(db) == first, "a conflicting add changed the database")
     run("history", "add", other, "--commit", heads[1], "--repo", repo, "--db", db, expect=2, contains="battery")
     run("history", "add", b, "--commit", "0123abcd", "--repo", repo, "--db", db, expect=2, contains="unknown commit")
+    # A commit that is a git option is refused, and git never sees it as one (issue 46).
+    planted_file = os.path.join(tmp, "written-by-git")
+    run("history", "add", b, "--commit=--output=" + planted_file, "--repo", repo, "--db", db, expect=2,
+        contains="is not a commit")
+    check(not os.path.exists(planted_file) and not os.path.exists(planted_file + "^{commit}"),
+          "a commit given as --output=PATH makes git write no file")
     run("history", "add", b, "--repo", repo, "--db", db, expect=2, contains="unknown commit 'planted'")
     run("history", "log", "--db", os.path.join(tmp, "missing.sqlite"), expect=2, contains="does not exist")
     check(export(db) == first, "refused adds changed the database")
