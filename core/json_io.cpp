@@ -33,6 +33,11 @@ void write_text_atomic(const std::filesystem::path& path, const std::string& tex
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
+  // Only a regular file (or nothing) is replaced: a folder, device node or socket named as the output is a
+  // mistake, and renaming over it would destroy it.
+  if (fs::exists(fs::symlink_status(path, ec)) && !fs::is_regular_file(fs::status(path, ec)))
+    throw UsageError("cannot write " + path.string() + ": it exists and is not a regular file",
+                     "name a file to write (a new one, or a file to replace)");
 
   // Unique temporary name per process and call, so concurrent writers never share one.
   std::random_device rd;
@@ -52,8 +57,14 @@ void write_text_atomic(const std::filesystem::path& path, const std::string& tex
     }
     done += static_cast<size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // A full disk can show only here (delayed allocation, network file systems): both are checked.
+  const bool synced = ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  if (::close(fd) != 0 || !synced) {
+    const std::string err = std::strerror(synced ? errno : sync_errno);
+    ::unlink(tmp.c_str());
+    throw UsageError("cannot write " + tmp.string() + ": " + err);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());

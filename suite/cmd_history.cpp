@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -137,19 +138,15 @@ int run_import(const HistoryOptions& o) {
 
 int run_export(const HistoryOptions& o) {
   history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
+  std::ostringstream text;
+  h.export_jsonl(text);
   if (o.out.empty() || o.out == "-") {
-    h.export_jsonl(std::cout);
+    std::cout << text.str();
     std::cout.flush();
+    if (!std::cout) throw UsageError(std::string("history export: writing to standard output failed: ") + std::strerror(errno));
     return kExitOk;
   }
-  const std::string tmp = o.out + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw UsageError("cannot write " + o.out);
-    h.export_jsonl(out);
-    if (!out) throw UsageError("writing " + tmp + " failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, o.out);
+  write_text_atomic(o.out, text.str());  // a unique temporary beside it, checked to the close, then renamed
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
   return kExitOk;
 }

@@ -68,6 +68,21 @@ try:
     first = export(db)
     run("history", "add", a, "--commit", heads[0], "--repo", repo, "--db", db, contains="10 already there")
     check(export(db) == first, "adding the same store twice changed the database")
+    # Writes that fail are reported as failures (issue 46): a full standard output, an existing folder as
+    # --out (nothing left beside it), and --out itself written whole.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([RB, "history", "export", "--db", db], stdout=full, capture_output=False,
+                           stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 2 and "standard output failed" in r.stderr, "export to a full stdout exits 2: %r" % r.stderr)
+    folder = os.path.join(tmp, "a-folder")
+    os.mkdir(folder)
+    run("history", "export", "--db", db, "--out", folder, expect=2, contains="not a regular file")
+    check(os.listdir(folder) == [] and not any(n.startswith(".a-folder") for n in os.listdir(tmp)),
+          "a refused export leaves no temporary file")
+    out_file = os.path.join(tmp, "export.jsonl")
+    run("history", "export", "--db", db, "--out", out_file)
+    with open(out_file) as f:
+        check(f.read() == first, "export --out writes what export prints")
     run("history", "add", c, "--commit", heads[0], "--repo", repo, "--db", db, expect=2, contains="conflicting")
     check(export(db) == first, "a conflicting add changed the database")
     run("history", "add", other, "--commit", heads[1], "--repo", repo, "--db", db, expect=2, contains="battery")
