@@ -1,6 +1,9 @@
 #include "suite/cli_main.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <regex>
 #include <string>
 #include <utility>
@@ -35,6 +38,16 @@ void decimal_numbers_only(CLI::App& app) {
         "", "decimal"));
   }
   for (CLI::App* sub : app.get_subcommands({})) decimal_numbers_only(*sub);
+}
+
+// A command's exit code, unless what it printed did not reach standard output (a full disk, a closed pipe
+// without SIGPIPE): then exit 2 and say so, so that `plan --battery-json > F` on a full disk never passes.
+int output_checked(int rc) {
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed || rc == kExitInternal) return rc;
+  std::fprintf(stderr, "recallbench: error: writing to standard output failed: %s\n", std::strerror(errno));
+  return kExitUsage;
 }
 
 }  // namespace
@@ -96,7 +109,7 @@ int run_cli(int argc, char** argv) {
 
   try {
     for (const auto& [sub, fn] : commands)
-      if (sub->parsed()) return fn();
+      if (sub->parsed()) return output_checked(fn());
     std::fprintf(stderr, "recallbench: no command given; see --help\n");
     return kExitUsage;
   } catch (const NeedsLibTorch&) {
@@ -106,6 +119,10 @@ int run_cli(int argc, char** argv) {
     if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
     return kExitUsage;
   } catch (const std::exception& e) {
+    if (std::ferror(stdout) != 0) {  // fmt::print throws when standard output is full: the user's to fix
+      std::fprintf(stderr, "recallbench: error: writing to standard output failed: %s\n", e.what());
+      return kExitUsage;
+    }
     std::fprintf(stderr, "recallbench: internal error: %s\n", e.what());
     return kExitInternal;
   }

@@ -89,4 +89,15 @@ if mount -t tmpfs -o size=64k tmpfs "$full" 2>/dev/null; then
 else
   echo "skip: the full-disk case needs a tmpfs mount (root)"
 fi
+# What a command prints must reach standard output: a full one is exit 2 with the reason, never exit 0
+# (issue 46), for the torch-free commands and for plan's machine-readable output alike.
+if [ -w /dev/full ]; then
+  for args in "list" "plan --battery smoke --battery-json" "stats fisher 3 1 1 3"; do
+    # shellcheck disable=SC2086
+    msg=$("$rb" $args 2>&1 >/dev/full); code=$?
+    if [ "$code" != 2 ] || [[ "$msg" != *"writing to standard output failed"* ]]; then
+      echo "FAIL: '$args' to a full stdout: exit $code ($msg), expected 2"; fail=1
+    fi
+  done
+fi
 exit $fail
