@@ -69,7 +69,13 @@ const nlohmann::json& OptionReader::at(const std::string& key) const {
   return *it;
 }
 
-int64_t OptionReader::integer(const std::string& key) const { return at(key).get<int64_t>(); }
+int64_t OptionReader::integer(const std::string& key) const {
+  const int64_t v = at(key).get<int64_t>();
+  if (v < -kMaxOptionInteger || v > kMaxOptionInteger)
+    throw UsageError(where_ + ": option '" + key + "' got " + std::to_string(v) + ", expected at most " +
+                     std::to_string(kMaxOptionInteger) + " in size (no trainable setting is larger)");
+  return v;
+}
 double OptionReader::number(const std::string& key) const { return at(key).get<double>(); }
 bool OptionReader::flag(const std::string& key) const { return at(key).get<bool>(); }
 std::string OptionReader::text(const std::string& key) const { return at(key).get<std::string>(); }

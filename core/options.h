@@ -14,6 +14,10 @@
 
 namespace rb {
 
+// Every integer option is at most this in size (2^30): far above any trainable setting, and small enough that
+// the sums and products of options a unit checks (2·n + 1 <= length, pairs × distance) cannot overflow.
+inline constexpr int64_t kMaxOptionInteger = int64_t{1} << 30;
+
 class OptionReader {
  public:
   OptionReader(std::string where, const nlohmann::json& given, nlohmann::json defaults);

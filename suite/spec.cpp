@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "tasks/task.h"
 
 namespace rb {
 
@@ -229,13 +230,10 @@ void check_plausible(const RunSpec& spec, const std::string& where) {
   };
   for (const auto& row : model_numbers()) check(row, row.get(spec.model));
   for (const auto& row : train_numbers()) check(row, row.get(spec.train));
-  double length = 1;
-  for (const auto& [name, lo, hi] : {std::tuple{"length", 1.0, 65536.0}, {"vocab", 2.0, 1e6}, {"pairs", 1.0, 1e5}}) {
-    if (!spec.task.options.contains(name) || !spec.task.options.at(name).is_number()) continue;
-    const double v = spec.task.options.at(name).get<double>();
-    check_closed(std::string("task option ") + name, v, lo, hi);
-    if (std::string(name) == "length") length = v;
-  }
+  check_task_sizes(spec.task.options, where);
+  const double length = spec.task.options.contains("length") && spec.task.options.at("length").is_number()
+                            ? spec.task.options.at("length").get<double>()
+                            : 1.0;
   // Cell options that size the cell (heads, key_dim, window, d_state, ...): whole numbers in [0, 65536], heads at
   // most d_model. Beyond them LibTorch fails on an allocation inside the cell.
   for (const auto& [name, value] : spec.cell.options.items()) {

@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/options.h"
 #include "core/rng.h"
 
 namespace rb {
@@ -44,8 +48,22 @@ std::string DataFingerprint::hex() const {
   return buf;
 }
 
+void check_task_sizes(const nlohmann::json& options, const std::string& where) {
+  for (const auto& [name, lo, hi] : kTaskSizeBounds) {
+    if (!options.contains(name) || !options.at(name).is_number()) continue;
+    const double v = options.at(name).get<double>();
+    if (!(v >= lo && v <= hi))
+      throw UsageError(fmt::format("{}: task option {} = {} is outside the plausible range [{}, {}]", where, name,
+                                   options.at(name).dump(), lo, hi),
+                       "recallbench list tasks shows each task's options and defaults");
+  }
+}
+
 std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& options) {
-  return TaskRegistry::instance().get(name, "task").make(options);
+  const TaskEntry& entry = TaskRegistry::instance().get(name, "task");
+  // Checked on the options as the task will read them, before it is built: a constructor may size tables by them.
+  check_task_sizes(OptionReader("task " + name, options, entry.defaults).resolved(), "task " + name);
+  return entry.make(options);
 }
 
 }  // namespace rb

@@ -111,7 +111,18 @@ struct TaskEntry {
 
 using TaskRegistry = Registry<TaskEntry>;
 
-// Builds a task by name; unknown names or options are UsageErrors listing the valid ones.
+// The sizes every task shares, with the range a trainable (and generable) task lies in: a length above 65536 or a
+// vocabulary above 10^6 would ask `sample` for gigabytes and a battery's workers for more.
+struct TaskSizeBound {
+  const char* name;
+  double lo, hi;
+};
+inline constexpr TaskSizeBound kTaskSizeBounds[] = {{"length", 1, 65536}, {"vocab", 2, 1e6}, {"pairs", 1, 1e5}};
+
+// Refuses (UsageError, exit 2) a task whose options put a shared size outside its bound; `where` leads the message.
+void check_task_sizes(const nlohmann::json& options, const std::string& where);
+
+// Builds a task by name; unknown names or options, and sizes outside kTaskSizeBounds, are UsageErrors.
 std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& options);
 
 }  // namespace rb

@@ -89,6 +89,26 @@ if mount -t tmpfs -o size=64k tmpfs "$full" 2>/dev/null; then
 else
   echo "skip: the full-disk case needs a tmpfs mount (root)"
 fi
+# Every integer option of every registered task, given a huge value, is refused with exit 2 before anything is
+# generated: never a crash, an allocation error or a hang (issue 46: sums like 2·n + 1 overflowed).
+"$rb" list tasks --json | python3 -c '
+import json, subprocess, sys
+rb, failed = sys.argv[1], 0
+for task in json.load(sys.stdin)["tasks"]:
+    for key, default in task["defaults"].items():
+        if isinstance(default, bool) or not isinstance(default, int):
+            continue
+        for value in (4611686018427387904, -1000000000, 1000000000):
+            try:
+                p = subprocess.run([rb, "sample", "--task", task["name"], "--n", "1", "--task-opt",
+                                    "%s=%d" % (key, value)], capture_output=True, text=True, timeout=20)
+                code = p.returncode
+            except subprocess.TimeoutExpired:
+                code = "timeout"
+            if code != 2:
+                print("FAIL: sample --task %s %s=%d: exit %s, expected 2" % (task["name"], key, value, code))
+                failed = 1
+sys.exit(failed)' "$rb" || fail=1
 # What a command prints must reach standard output: a full one is exit 2 with the reason, never exit 0
 # (issue 46), for the torch-free commands and for plan's machine-readable output alike.
 if [ -w /dev/full ]; then
