@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <unordered_set>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -79,7 +80,7 @@ json parse_json_text(const std::string& text, const std::string& where) {
   // Depth and duplicate keys are checked while parsing, so a hostile document never becomes a deep tree
   // (whose recursive destruction or printing would overflow the stack) and "last key wins" never hides
   // a conflicting value.
-  std::vector<std::vector<std::string>> keys;  // the keys of each open object
+  std::vector<std::unordered_set<std::string>> keys;  // the keys of each open object: one lookup per key
   const auto check = [&](int depth, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
@@ -95,9 +96,8 @@ json parse_json_text(const std::string& text, const std::string& where) {
       case json::parse_event_t::key: {
         auto& open = keys.back();
         const auto& k = parsed.get_ref<const std::string&>();
-        if (std::find(open.begin(), open.end(), k) != open.end())
+        if (!open.insert(k).second)
           throw UsageError(where + ": key '" + k + "' appears twice in one object, expected each key once");
-        open.push_back(k);
         break;
       }
       default: break;

@@ -82,6 +82,11 @@ std::optional<int64_t> Statement::optional_integer(int col) const {
 }
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
+  // SQLite opens a folder and fails later with "disk I/O error"; what the path is is said here instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("history database " + path + " is a folder, expected an SQLite file",
+                     "name a file, e.g. --db " + (std::filesystem::path(path) / "history.sqlite").string());
   if (mode == Mode::kRead && !std::filesystem::exists(path))
     throw UsageError("history database " + path + " does not exist",
                      "record runs first with `recallbench history add DIR --db " + path + "`");

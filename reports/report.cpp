@@ -377,10 +377,11 @@ Baseline read_baseline(const std::filesystem::path& path) {
   const int expected = kind == "recallbench.baseline" ? kBaselineSchemaVersion : kReportSchemaVersion;
   if (!doc.contains("schema_version") || !doc.at("schema_version").is_number_integer())
     throw UsageError(where + ": no integer field 'schema_version', expected " + std::to_string(expected), hint);
-  const int version = doc.at("schema_version").get<int>();
-  if (version != expected)
+  // Compared as the 64-bit number written, never narrowed: 2^32 + 1 must not read as 1.
+  const json& version = doc.at("schema_version");
+  if (!version.is_number_integer() || version != json(expected))
     throw UsageError(fmt::format("{}: got schema_version {}, expected {} (this recallbench reads {} version {})", where,
-                                 version, expected, kind, expected),
+                                 version.dump(), expected, kind, expected),
                      hint);
   Baseline b;
   with_json_errors(where, [&] {

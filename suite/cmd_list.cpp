@@ -64,37 +64,47 @@ int run_list(const ListOptions& o) {
     out["tasks"] = arr;
   }
   if (all || o.kind == "batteries") {
+    // Every row is costed before any is printed: a battery naming a cell only LibTorch can size throws
+    // NeedsLibTorch here, and the whole command is handed to recallbench-torch with nothing said twice.
+    struct Row {
+      std::string name, runs = "?", cost = "?", description, note;
+    };
+    std::vector<Row> rows;
     nlohmann::json arr = nlohmann::json::array();
-    if (!o.json) fmt::print("batteries:\n");
     size_t width = 12;  // the name column: as wide as the longest name (a user's file may add a longer one)
-    for (const auto& b : BatteryRegistry::instance().entries()) width = std::max(width, b.name.size());
     for (const auto& b : BatteryRegistry::instance().entries()) {
+      width = std::max(width, b.name.size());
       // Run count and an upper-bound cost (suite/planner.h); a preset naming a cell this build lacks says so.
-      std::string runs = "?", cost = "?", note;
+      Row row{b.name, "?", "?", b.description, ""};
       nlohmann::json entry = {{"name", b.name}, {"description", b.description}};
       try {
-        set_task_warnings(false);  // costing every preset is not planning one
+        set_costing_only(true);  // costing every preset is not planning one
         const Plan plan = make_plan(b.make());
         double seconds = 0;
         for (const auto& r : plan.runs) seconds += estimate_run_seconds(r);
-        runs = std::to_string(plan.runs.size());
-        cost = fmt::format("{:.1f}", seconds / 3600.0);
+        row.runs = std::to_string(plan.runs.size());
+        row.cost = fmt::format("{:.1f}", seconds / 3600.0);
         entry["runs"] = plan.runs.size();
         entry["estimated_core_hours"] = seconds / 3600.0;
       } catch (const UsageError& e) {
-        note = std::string("  [cannot plan here: ") + e.what() + "]";
+        row.note = std::string("  [cannot plan here: ") + e.what() + "]";
         entry["error"] = e.what();
       }
       arr.push_back(entry);
-      if (!o.json)
-        fmt::print("  {:<{}} {:>5} runs  ≤{:>7} core-h  {}{}\n", b.name, width, runs, cost, b.description, note);
+      rows.push_back(std::move(row));
+    }
+    if (!o.json) {
+      fmt::print("batteries:\n");
+      for (const auto& r : rows)
+        fmt::print("  {:<{}} {:>5} runs  ≤{:>7} core-h  {}{}\n", r.name, width, r.runs, r.cost, r.description, r.note);
     }
     out["batteries"] = arr;
   }
   if (all || o.kind == "kernels") {
+    const auto kernels = kernel_catalog();  // before printing: the front end hands this over to LibTorch's side
     nlohmann::json arr = nlohmann::json::array();
     if (!o.json) fmt::print("kernels:\n");
-    for (const auto& k : kernel_catalog()) {
+    for (const auto& k : kernels) {
       arr.push_back({{"name", k.name}, {"recurrence", k.recurrence}, {"impl", k.impl}, {"backend", k.backend},
                      {"description", k.description}, {"available", k.unavailable.empty()}});
       if (!o.json)

@@ -11,13 +11,13 @@
 namespace rb {
 namespace {
 
-std::atomic<bool> g_task_warnings{true};
+std::atomic<bool> g_costing_only{false};
 
 // A task's warnings (Task::warnings), printed to stderr once per task configuration in this process.
 void warn_once(const std::string& name, const Task& task) {
   static std::mutex mutex;
   static std::set<std::string> said;
-  if (!g_task_warnings) return;
+  if (g_costing_only) return;
   for (const std::string& w : task.warnings()) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (said.insert(name + task.options().dump() + w).second)
@@ -27,7 +27,8 @@ void warn_once(const std::string& name, const Task& task) {
 
 }  // namespace
 
-void set_task_warnings(bool on) { g_task_warnings = on; }
+void set_costing_only(bool on) { g_costing_only = on; }
+bool costing_only() { return g_costing_only; }
 
 std::unique_ptr<Task> task_at_length(const RunSpec& spec, int64_t length) {
   RB_CHECK_INPUT(spec.task.options.contains("length"),

@@ -18,7 +18,7 @@
 namespace rb {
 
 // The spec with the task's and the curriculum's options resolved and everything but the cell checked;
-// `task` receives the task. Task warnings are printed once per configuration (set_task_warnings).
+// `task` receives the task. Task warnings are printed once per configuration (unless set_costing_only).
 RunSpec resolve_task_and_recipe(RunSpec spec, std::unique_ptr<Task>& task);
 
 // The task of `spec` at another length (eval_lengths); UsageError if it has no length option or cannot be
@@ -26,5 +26,8 @@ RunSpec resolve_task_and_recipe(RunSpec spec, std::unique_ptr<Task>& task);
 std::unique_ptr<Task> task_at_length(const RunSpec& spec, int64_t length);
 
 CurriculumContext curriculum_context(const RunSpec& spec, const Task& task);
+
+// Whether set_costing_only(true) is in force (train_api.h).
+bool costing_only();
 
 }  // namespace rb

@@ -2,10 +2,12 @@
 // without LibTorch: in-tree cells are sized by cells/sizing.h, the same rules their modules are built
 // from, so the keys are the ones recallbench-torch computes. What this cannot know throws NeedsLibTorch and
 // the command is handed to recallbench-torch (suite/main.cpp): a cell that is not in-tree (a plugin, a
-// TorchScript file, or a name that may be a plugin's). Not checked here: a cell's causality (in-tree cells
-// are causal by their tests; `run` checks again on the LibTorch side before training).
+// TorchScript file, or a name that may be a plugin's), the cell catalog and the kernel registry. Not checked
+// here: a cell's causality (in-tree cells are causal by their tests; `run` checks again on the LibTorch side
+// before training).
 #include "cells/catalog.h"
 #include "cells/sizing.h"
+#include "kernels/catalog.h"
 #include "core/errors.h"
 #include "suite/needs_libtorch.h"
 #include "kernels/impl.h"
@@ -59,5 +61,8 @@ std::vector<std::string> registered_cell_names() {
 std::vector<CellInfo> cell_catalog(int64_t, int64_t, int64_t) {
   throw NeedsLibTorch("the cell catalog builds every cell");
 }
+
+// The kernels are registered by their LibTorch modules (kernels/): `list kernels` is answered over there.
+std::vector<KernelInfo> kernel_catalog() { throw NeedsLibTorch("the kernel registry lives with LibTorch"); }
 
 }  // namespace rb

@@ -26,9 +26,10 @@ using ProgressFn = std::function<void(const TrainProgress&)>;
 // Fills in defaults through the registries (task options, cell sizing) so that equal runs have equal
 // keys however they were spelled. Unknown names, options or impossible configs: UsageError.
 RunSpec resolve_spec(RunSpec spec);
-// Whether resolve_spec prints a task's warnings (Task::warnings) to stderr, once per task configuration
-// (on by default; `list batteries` turns it off: it resolves every preset only to cost it).
-void set_task_warnings(bool on);
+// Whether resolve_spec resolves only to count and cost runs (`list batteries` costs every preset): then it
+// prints no task warnings (Task::warnings, else once per task configuration on stderr) and does not check the
+// cell's causality (seconds per preset on the LibTorch side; `plan` and `run` check it). Off by default.
+void set_costing_only(bool on);
 
 // The recurrent state per layer per sequence (in numbers) of a resolved run's cell, as the cell reports it:
 // what a state budget is checked against before any training (suite/planner.h over_budget).

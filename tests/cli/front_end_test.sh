@@ -34,9 +34,10 @@ expect 0 "diag+conv" -- list cells
 expect 0 "libtorch_version" -- version
 expect 2 "valid commands: .*stats" -- frobnicate
 expect 2 "plugin /nonexistent.so: file not found" -- --plugin /nonexistent.so stats fisher 1 1 1 1
-# plan, merge and slurm plan batteries without LibTorch, with the keys recallbench-torch computes.
+# plan, merge, slurm and list plan batteries without LibTorch, with the keys recallbench-torch computes
+# (`list batteries` costs every preset: 34 s through LibTorch's causality checks, 0.2 s here; issue 46).
 torch_side="$(dirname "$rb")/recallbench-torch"
-for cmd in "plan --battery smoke" "merge --help" "slurm --help"; do
+for cmd in "plan --battery smoke" "merge --help" "slurm --help" "list batteries" "list tasks"; do
   # shellcheck disable=SC2086  # cmd is a command with its arguments
   if LD_DEBUG=libs "$rb" $cmd 2>&1 | grep -q 'libtorch'; then
     echo "FAIL: $cmd loaded LibTorch"; fail=1
@@ -57,6 +58,8 @@ same_as_torch() {  # same_as_torch ARGS...: output and exit code equal to recall
   fi
 }
 for battery in smoke first leaderboard; do same_as_torch plan --battery "$battery" --json; done
+same_as_torch list batteries --json  # the costs, counted on either side
+same_as_torch list kernels           # handed over whole: said once
 same_as_torch plan --battery smoke --specs
 cat >"$tmp/budget.json" <<'JSON'
 {"schema_version": 1, "name": "budgets", "cells": "all", "seeds": "0-1", "state_budget": 700,

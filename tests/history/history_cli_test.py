@@ -95,6 +95,12 @@ try:
           "a commit given as --output=PATH makes git write no file")
     run("history", "add", b, "--repo", repo, "--db", db, expect=2, contains="unknown commit 'planted'")
     run("history", "log", "--db", os.path.join(tmp, "missing.sqlite"), expect=2, contains="does not exist")
+    # A folder given as the database, by --db or by RECALLBENCH_HISTORY, is named as one (not "disk I/O error").
+    run("history", "log", "--db", tmp, expect=2, contains="is a folder, expected an SQLite file")
+    p = subprocess.run([RB, "history", "log"], capture_output=True, text=True,
+                       env=dict(os.environ, RECALLBENCH_HISTORY=tmp))
+    check(p.returncode == 2 and "is a folder" in p.stderr, "RECALLBENCH_HISTORY=a folder: exit %d, %s" %
+          (p.returncode, p.stderr))
     check(export(db) == first, "refused adds changed the database")
 
     # Two writers at once: SQLite's lock serialises them; both land.

@@ -558,6 +558,11 @@ TEST(Baseline, RoundTripsAndRejectsBadFiles) {
   expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 1, \"configs\": [", "malformed JSON");
   expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 2, \"configs\": []}",
                "got schema_version 2, expected 1");
+  // Read as the 64-bit number written: 2^32 + 1 is not 1, 2^64 - 1 is not -1 (issue 46).
+  expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 4294967297, \"configs\": []}",
+               "got schema_version 4294967297, expected 1");
+  expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 18446744073709551615, \"configs\": []}",
+               "got schema_version 18446744073709551615, expected 1");
   expect_error("{\"kind\": \"something.else\", \"schema_version\": 1}", "got kind 'something.else'");
   expect_error("[1, 2]", "expected an object");
   expect_error("{\"kind\": \"recallbench.baseline\", \"schema_version\": 1, \"configs\": [{\"key\": \"a\"}]}",
