@@ -6,6 +6,7 @@
 #include <iostream>
 #include <regex>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,19 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "recallbench: error: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
     return kExitUsage;
+  } catch (const std::system_error& e) {  // a write that failed (fmt::print to a log, a filesystem call)
+    const bool full = e.code() == std::errc::no_space_on_device || e.code().value() == EDQUOT;
+    if (std::ferror(stdout) != 0) {  // a full standard output (/dev/full, a full disk under a redirection)
+      std::fprintf(stderr, "recallbench: error: writing to standard output failed: %s\n", e.what());
+      return kExitUsage;
+    }
+    if (full) {  // a log or another file on a full disk: the user's to fix, as a full disk is everywhere
+      std::fprintf(stderr, "recallbench: error: %s\n  hint: free some space and run the same command again\n",
+                   e.what());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "recallbench: internal error: %s\n", e.what());
+    return kExitInternal;
   } catch (const std::exception& e) {
     if (std::ferror(stdout) != 0) {  // fmt::print throws when standard output is full: the user's to fix
       std::fprintf(stderr, "recallbench: error: writing to standard output failed: %s\n", e.what());

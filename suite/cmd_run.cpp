@@ -180,6 +180,12 @@ int run_run(RunOptions& o) {
     fmt::print(stderr, "interrupted: finished runs are kept; run the same command again to finish the rest\n");
     return 130;
   }
+  if (sum.failed_disk_full > 0) {
+    fmt::print(stderr, "{} run(s) failed on a full disk (not retried); free some space under {} and run the same "
+                       "command again: finished runs are kept\n",
+               sum.failed_disk_full, ro.out.string());
+    return kExitUsage;
+  }
   if (sum.failed > 0 && sum.failed == sum.failed_bad_input) {
     fmt::print(stderr, "{} run(s) failed on bad input (the worker logs above say what: a cell that raises, an "
                        "impossible option); fix it and run the same command again\n",

@@ -397,17 +397,20 @@ class Scheduler {
       w.lock.release();
       // A worker that exited 2 found bad input (a user's cell raising, an impossible option): the same
       // input fails the same way, so it is not retried.
+      // Nor is one that failed on a full disk: the disk stays full (README: the user's to fix, exit 2).
       const bool bad_input = WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage;
-      const bool retry = n <= o_.retries && !g_interrupted && !bad_input;
+      const std::string full = disk_full_note(store_.dir());
+      const bool retry = n <= o_.retries && !g_interrupted && !bad_input && full.empty();
       note(fmt::format("worker for {} {} without a valid result{}{}; log {}:\n{}", spec.key(), how,
-                       retry ? " (retrying)" : "", disk_full_note(store_.dir()), store_.log_path(spec).string(),
+                       retry ? " (retrying)" : "", full, store_.log_path(spec).string(),
                        tail_of(store_.log_path(spec), 8)));
       if (retry) {
         forced_.erase(w.index);
         pending_.push_back(w.index);
       } else {
         ++sum_.failed;
-        sum_.failed_bad_input += bad_input ? 1 : 0;
+        sum_.failed_bad_input += bad_input && full.empty() ? 1 : 0;
+        sum_.failed_disk_full += full.empty() ? 0 : 1;
       }
     }
   }

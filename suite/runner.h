@@ -41,6 +41,7 @@ struct RunnerSummary {
   size_t trained = 0;      // runs this process trained
   size_t failed = 0;       // runs that failed after their retries
   size_t failed_bad_input = 0;  // of them, workers that exited 2: the run's input (its cell, its options) is bad
+  size_t failed_disk_full = 0;  // of them, workers that failed while the results' file system was full
   size_t corrupt = 0;      // corrupt result files found, moved aside and rerun
   size_t locked_in = 0;    // runs of this shard that locked in (all valid results)
   double elapsed = 0.0;    // seconds

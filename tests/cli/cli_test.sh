@@ -86,6 +86,22 @@ if mount -t tmpfs -o size=64k tmpfs "$full" 2>/dev/null; then
   dd if=/dev/zero of="$full/fill" bs=1k count=60 2>/dev/null
   expect 2 "No space left on device" -- run --cell diag --task mqar --steps 5 --out "$full/r"
   umount "$full"
+  # The disk filling while workers train: exit 2 and no retry (README: a full disk is the user's to fix), and
+  # once space is freed the same command finishes the runs.
+  mount -t tmpfs -o size=1200k tmpfs "$full"
+  ( while [ ! -d "$full/r/logs" ]; do sleep 0.1; done; sleep 1; dd if=/dev/zero of="$full/fill" bs=4k 2>/dev/null ) &
+  filler=$!
+  out=$("$rb" run --cell diag --task mqar --pairs 2 --length 16 --steps 400 --seeds 0-1 --out "$full/r" 2>&1)
+  rc=$?
+  wait "$filler"
+  if [ "$rc" != 2 ] || ! grep -q "failed on a full disk (not retried)" <<<"$out" || grep -q "retrying" <<<"$out"; then
+    echo "FAIL: run on a disk that fills: exit $rc (expected 2, no retry)"; echo "$out"; fail=1
+  else
+    echo "ok: run on a disk that fills while it trains -> 2, not retried"
+  fi
+  rm -f "$full/fill"
+  expect 0 "2 trained" -- run --cell diag --task mqar --pairs 2 --length 16 --steps 400 --seeds 0-1 --out "$full/r"
+  umount "$full"
 else
   echo "skip: the full-disk case needs a tmpfs mount (root)"
 fi
