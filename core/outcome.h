@@ -39,6 +39,13 @@ struct Outcome {
   bool ok() const { return status == RunStatus::kOk; }
   // An event at lock_in_step when locked in, else censored at `budget`.
   LockInTime time_to_lock_in(int64_t budget) const;
+
+  // The one rule of a valid outcome, applied by every reader of outcomes (run files, baselines, leaderboard rows,
+  // history imports): "" when it can be a run's, else why not. Accuracies in [0, 1]; the threshold flag and
+  // the lock-in step agree; no lock-in after the steps taken (`steps` 0: not recorded) or beyond the recipe's
+  // step `budget` (0: unknown); a lock-in whose best accuracy never reached the recipe's `threshold` (0:
+  // unknown) was edited.
+  std::string contradiction(int64_t budget, double threshold) const;
 };
 
 }  // namespace rb

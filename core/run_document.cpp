@@ -187,10 +187,17 @@ RunDocument RunDocument::from_json(const json& doc, const std::string& where) {
   o.final_accuracy = r.number("final_accuracy", 0.0, 1.0);
   o.best_accuracy = r.number_or("best_accuracy", 0.0, 1.0, o.final_accuracy);
   o.lock_in_step = r.count("lock_in_step", 0, /*nullable=*/true);
-  if (o.reached_threshold != (o.lock_in_step >= 0))
-    throw UsageError(fmt::format("{}: fields 'result.locked_in' ({}) and 'result.lock_in_step' ({}) disagree", where,
-                                 o.reached_threshold, o.lock_in_step >= 0 ? std::to_string(o.lock_in_step) : "null"));
   o.steps = r.count("steps", 0);
+  {  // the one rule of a valid outcome (core/outcome.h), against the run's own recipe
+    const json& train = d.spec.at("train");
+    const auto recipe_number = [&](const char* field) {
+      return train.contains(field) && train.at(field).is_number() ? train.at(field).get<double>() : 0.0;
+    };
+    if (const std::string why = o.contradiction(static_cast<int64_t>(recipe_number("steps")), recipe_number("threshold"));
+        !why.empty())
+      throw UsageError(fmt::format("{}: result: {}", where, why),
+                       "rerun it (recallbench run moves such a file aside and reruns it)");
+  }
   o.wall_seconds = r.number("wall_seconds", 0.0, kMaxCount);
   o.steps_per_second = r.number_or("steps_per_second", 0.0, kMaxCount, 0.0);
   o.state_size = r.count("state_size", 0);

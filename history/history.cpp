@@ -1,18 +1,21 @@
 #include "history/history.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <istream>
 #include <ostream>
 #include <queue>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "core/outcome.h"
 #include "history/sqlite.h"
 
 namespace rb::history {
@@ -421,6 +424,28 @@ std::string required_string(const json& j, const char* key, const std::string& w
   return j.at(key).get<std::string>();
 }
 
+// A commit hash as git writes it: 4 to 64 hexadecimal digits, in lower case (ABCD and abcd are one commit).
+std::string commit_hash(const json& j, const char* key, const std::string& where) {
+  std::string hash = required_string(j, key, where);
+  RB_CHECK_INPUT(hash.size() >= 4 && hash.size() <= 64 && hash.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos,
+                 where + ": \"" + key + "\" must be 4 to 64 hexadecimal digits, got '" + hash.substr(0, 80) + "'");
+  for (char& ch : hash) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return hash;
+}
+
+// A commit date as `history add` records it (git's ISO 8601, e.g. 2026-12-03T10:00:00+00:00): the date part is
+// checked as a calendar date, what follows as a time of day with an optional zone.
+bool is_commit_date(const std::string& d) {
+  static const std::regex form(R"(^(\d{4})-(\d{2})-(\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$)");
+  std::smatch m;
+  if (!std::regex_match(d, m, form)) return false;
+  const int month = std::stoi(m[2]), day = std::stoi(m[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+// The most steps a recipe can have (suite/battery.cpp's plausible range for train.steps).
+constexpr int64_t kMaxBudget = 10000000;
+
 }  // namespace
 
 Batch parse_jsonl(std::istream& in, const std::string& where_file) {
@@ -446,11 +471,12 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
         return;
       }
       CommitInfo c;
-      c.hash = required_string(j, "commit", where);
-      RB_CHECK_INPUT(c.hash.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos && c.hash.size() >= 4,
-                     where + ": \"commit\" must be hexadecimal, got '" + c.hash + "'");
-      if (j.contains("parent") && !j.at("parent").is_null()) c.parent = required_string(j, "parent", where);
+      c.hash = commit_hash(j, "commit", where);
+      if (j.contains("parent") && !j.at("parent").is_null()) c.parent = commit_hash(j, "parent", where);
       c.date = j.contains("date") && j.at("date").is_string() ? j.at("date").get<std::string>() : "";
+      RB_CHECK_INPUT(c.date.empty() || is_commit_date(c.date),
+                     where + ": \"date\" must be an ISO 8601 date (2026-12-03T10:00:00+00:00), got '" +
+                         c.date.substr(0, 80) + "'");
       c.branch = j.value("branch", "");
       c.subject = j.value("subject", "");
       if (j.contains("context")) c.context = j.at("context");
@@ -470,11 +496,13 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
         o.commit = c.hash;
         o.config = required_string(j, "config", where);
         o.seed = checked_integer(j.at("seed"), where + ": seed");
+        RB_CHECK_INPUT(o.seed >= 0, fmt::format("{}: seed {} is negative", where, o.seed));
         RB_CHECK_INPUT(j.contains("locked_in") && j.at("locked_in").is_boolean(), where + ": \"locked_in\" must be true or false");
         o.locked_in = j.at("locked_in").get<bool>();
         RB_CHECK_INPUT(j.contains("budget"), where + ": \"budget\" (the step budget) is missing");
         o.budget = checked_integer(j.at("budget"), where + ": budget");
-        RB_CHECK_INPUT(o.budget > 0, where + ": \"budget\" must be > 0");
+        RB_CHECK_INPUT(o.budget > 0 && o.budget <= kMaxBudget,
+                       fmt::format("{}: \"budget\" {} is outside [1, {}] (a recipe's steps)", where, o.budget, kMaxBudget));
         if (j.contains("lock_in_step") && !j.at("lock_in_step").is_null())
           o.lock_in_step = checked_integer(j.at("lock_in_step"), where + ": lock_in_step");
         RB_CHECK_INPUT(o.locked_in == o.lock_in_step.has_value(),
@@ -483,11 +511,26 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
                        where + ": \"lock_in_step\" must be within 0..budget");
         RB_CHECK_INPUT(j.contains("recall") && j.at("recall").is_number(), where + ": \"recall\" must be a number");
         o.recall = j.at("recall").get<double>();
-        RB_CHECK_INPUT(std::isfinite(o.recall), where + ": \"recall\" must be finite");
-        if (j.contains("best_recall") && j.at("best_recall").is_number()) o.best_recall = j.at("best_recall").get<double>();
+        if (j.contains("best_recall") && !j.at("best_recall").is_null()) {
+          RB_CHECK_INPUT(j.at("best_recall").is_number(), where + ": \"best_recall\" must be a number or null");
+          o.best_recall = j.at("best_recall").get<double>();
+        }
         RB_CHECK_INPUT(j.value("status", json("ok")).is_string() && parse_run_status(j.value("status", "ok"), &o.status),
                        where + ": \"status\" must be \"ok\", \"diverged\" or \"error\"");
-        if (j.contains("state_size") && j.at("state_size").is_number_integer()) o.state_size = j.at("state_size").get<int64_t>();
+        if (j.contains("state_size") && !j.at("state_size").is_null()) {
+          o.state_size = checked_integer(j.at("state_size"), where + ": state_size");
+          RB_CHECK_INPUT(o.state_size >= 0, fmt::format("{}: state_size {} is negative", where, o.state_size));
+        }
+        {  // the one rule of a valid outcome (core/outcome.h); the steps taken are not recorded here
+          rb::Outcome facts;
+          facts.status = o.status;
+          facts.reached_threshold = o.locked_in;
+          facts.lock_in_step = o.lock_in_step.value_or(-1);
+          facts.final_accuracy = o.recall;
+          facts.best_accuracy = o.best_recall.value_or(o.recall);
+          if (const std::string why = facts.contradiction(o.budget, 0.0); !why.empty())
+            throw UsageError(where + ": " + why);
+        }
         o.architecture = j.value("architecture", "");
         o.eval_fingerprint = j.value("eval_fingerprint", "");
         o.train_fingerprint = j.value("train_fingerprint", "");

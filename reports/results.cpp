@@ -322,26 +322,18 @@ SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& w
   s.message = sj.value("message", "");
   s.reached_threshold = require_field<bool>(sj, "locked_in", w);
   s.final_accuracy = require_field<double>(sj, "final_accuracy", w);
-  if (!(s.final_accuracy >= 0.0 && s.final_accuracy <= 1.0))
-    throw UsageError(fmt::format("{}: final_accuracy got {}, expected a number in [0, 1]", w, s.final_accuracy));
   s.best_accuracy = number_or(sj, "best_accuracy", s.final_accuracy);
   s.lock_in_step = integer_or(sj, "lock_in_step", -1);
   s.steps = integer_or(sj, "steps", 0);
   s.train_fingerprint = string_or_null(sj, "train_fingerprint", w);
   if (s.seed < 0) throw UsageError(fmt::format("{}: seed {} is negative", w, s.seed));
-  if (s.reached_threshold != (s.lock_in_step >= 0))
-    throw UsageError(fmt::format("{}: locked_in is {} but lock_in_step is {}: the two contradict each other", w,
-                                 s.reached_threshold, s.lock_in_step >= 0 ? std::to_string(s.lock_in_step) : "null"));
-  if (s.steps < 0 || (s.reached_threshold && s.steps > 0 && s.lock_in_step > s.steps))
-    throw UsageError(fmt::format("{}: lock_in_step {} after the {} steps taken", w, s.lock_in_step, s.steps));
-  // A seed locks in when its held-out accuracy reaches the recipe's threshold: a locked-in seed whose best
-  // accuracy never did was edited.
-  if (s.reached_threshold && sj.contains("best_accuracy") && train.contains("threshold") && train.at("threshold").is_number() &&
-      s.best_accuracy < train.at("threshold").get<double>() - 1e-9)
-    throw UsageError(fmt::format("{}: locked_in is true but best_accuracy {} never reached the threshold {}: the "
-                                 "outcome contradicts itself (edited?)",
-                                 w, s.best_accuracy, train.at("threshold").get<double>()),
-                     "re-record the file from its results with recallbench");
+  // The one rule of a valid outcome (core/outcome.h), against the recipe's own budget and threshold.
+  const auto recipe_number = [&](const char* field) {
+    return train.contains(field) && train.at(field).is_number() ? train.at(field).get<double>() : 0.0;
+  };
+  if (const std::string why = s.contradiction(static_cast<int64_t>(recipe_number("steps")), recipe_number("threshold"));
+      !why.empty())
+    throw UsageError(fmt::format("{}: {}", w, why), "re-record the file from its results with recallbench");
   s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
   s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
   s.curve = curve_from_json(sj.value("curve", json::array()));

@@ -21,7 +21,7 @@ using namespace rb::judge;
 
 namespace fs = std::filesystem;
 
-json train_recipe(int64_t steps = 400) {
+json train_recipe(int64_t steps = 1000) {
   return {{"steps", steps}, {"batch", 64}, {"lr", 0.003}, {"weight_decay", 0.1}, {"warmup", 0.05},
           {"eval_every", 50}, {"eval_examples", 512}, {"threshold", 0.99}, {"curriculum", "none"},
           {"curriculum_options", json::object()}, {"impl", "auto"}};
@@ -29,7 +29,7 @@ json train_recipe(int64_t steps = 400) {
 
 // A config of `cell` on mqar with `n` seeds, the first `k` locked in (recall ~1), the rest not (~0.3).
 Config planted(const std::string& key, const std::string& cell, int64_t k, int64_t n, int64_t pairs = 8,
-               int64_t budget = 0, int64_t steps = 400, uint32_t jitter_seed = 1) {
+               int64_t budget = 0, int64_t steps = 1000, uint32_t jitter_seed = 1) {
   Config c;
   c.key = key;
   c.cell = cell;
@@ -54,7 +54,7 @@ Config planted(const std::string& key, const std::string& cell, int64_t k, int64
     o.final_accuracy = o.locked_in() ? 0.99 + 0.009 * u(rng) : 0.2 + 0.2 * u(rng);
     o.best_accuracy = o.final_accuracy;
     o.lock_in_step = o.locked_in() ? 300 + 50 * s : -1;
-    o.steps = o.locked_in() ? o.lock_in_step : 400;
+    o.steps = o.locked_in() ? o.lock_in_step : steps;
     o.curve = {{50, 0.1, 2.0}, {100, o.final_accuracy / 2, 1.0}, {150, o.final_accuracy, 0.5}};
     c.seeds.push_back(o);
   }
