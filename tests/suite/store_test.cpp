@@ -87,7 +87,7 @@ TEST(Store, MissingValidCorrupt) {
       {"garbage", "\x01\x02 not json", "malformed JSON"},
       {"wrong key", wrong_key.dump(), "does not match"},
       {"missing result field", no_result.dump(), "result.locked_in"},
-      {"inconsistent", disagree.dump(), "disagree"},
+      {"inconsistent", disagree.dump(), "contradict each other"},
       {"old schema", old_schema.dump(), "schema_version"},
   };
   for (const auto& c : cases) {
@@ -140,7 +140,7 @@ TEST(Store, LockIsExclusiveAcrossProcessesAndDiesWithItsHolder) {
 
 TEST(Store, AggregateIgnoresOrderAndTimings) {
   std::vector<json> docs;
-  for (int64_t seed = 0; seed < 5; ++seed) docs.push_back(document(spec_with_seed(seed), seed % 2 == 0, 0.5 + 0.1 * seed));
+  for (int64_t seed = 0; seed < 5; ++seed) docs.push_back(document(spec_with_seed(seed), seed % 2 == 0, seed % 2 == 0 ? 0.99 + 0.001 * seed : 0.5 + 0.1 * seed));
   const json plan = {{"battery", {{"name", "t"}}}, {"runs", json::array()}, {"contrasts", json::array()}};
   const json a = aggregate_runs(docs, plan);
   std::reverse(docs.begin(), docs.end());
