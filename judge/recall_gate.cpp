@@ -222,7 +222,10 @@ Comparison::Ties Comparison::ties() const {
   return t;
 }
 
-Verdict Comparison::verdict() const { return counts().worst(Verdict::kNoChange); }
+Verdict Comparison::verdict() const {
+  const Verdict worst = counts().worst(Verdict::kNoChange);
+  return !missing_planned.empty() && worst < Verdict::kInconclusive ? Verdict::kInconclusive : worst;
+}
 VerdictCounts<Verdict> Comparison::counts() const { return count_verdicts<Verdict>(configs); }
 int64_t Comparison::data_unchecked() const {
   int64_t n = 0;

@@ -184,6 +184,9 @@ struct Comparison {
   std::vector<ConfigComparison> configs;        // matched, sorted by verdict severity then key
   std::vector<std::string> missing_in_current;  // baseline configs the current results lack
   std::vector<std::string> missing_in_baseline; // current configs the baseline lacks (new)
+  // Run keys the current results' plan (DIR/plan.json) lists with no result in DIR: a partial store. While any
+  // is missing the comparison is at best inconclusive (verdict()), whatever the runs present say.
+  std::vector<std::string> missing_planned;
   int64_t tests = 0;                            // tests in the drop family
   json baseline_context = json::object();
   json current_context = json::object();
@@ -199,7 +202,8 @@ struct Comparison {
   };
   Ties ties() const;
 
-  Verdict verdict() const;                      // the worst of the configs (kNoChange when none)
+  Verdict verdict() const;                      // the worst of the configs (kNoChange when none), at least
+                                                // kInconclusive while planned runs are missing
   GateEffect effect() const { return gate_effect(verdict()); }  // for gate_exit_code
   VerdictCounts<Verdict> counts() const;        // configs per verdict
   int64_t data_unchecked() const;               // matched configs without fingerprints on a side

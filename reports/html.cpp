@@ -124,6 +124,7 @@ Group section_verdict(const ReportInput& in) {
   g.add(Paragraph{Inline().raw(verdict_sentence(in, c))});
   Table t = verdict_table(c);
   if (!t.rows.empty()) g.add(std::move(t));
+  add_keys(g, "Planned but not run", " (the comparison is inconclusive until they are):", c.missing_planned);
   add_keys(g, "In the baseline but missing from these results", " (not compared):", c.missing_in_current);
   add_keys(g, "New, not in the baseline", " (not gated):", c.missing_in_baseline);
   return g;

@@ -230,6 +230,7 @@ void add_summary_sections(Document& d, const ReportInput& in) {
   if (const judge::Comparison* c = in.comparison) {
     md_verdict_lists(d, *c);
     md_power_table(d, *c);
+    md_key_list(d, "Planned but not run (the comparison is inconclusive until they are)", c->missing_planned);
     md_key_list(d, "In the baseline, missing from these results", c->missing_in_current);
     md_key_list(d, "New (not in the baseline, not gated)", c->missing_in_baseline);
   }
@@ -309,6 +310,10 @@ std::string comparison_text(const judge::Comparison& c, const std::string& basel
     out += fmt::format("  {:<12} {}\n               {}\n", judge::verdict_name(cc.verdict), cc.key,
                        gate_reason(cc, c.options));
   }
+  if (!c.missing_planned.empty())
+    out += fmt::format("  incomplete   {} planned run(s) have no result (first: {}): inconclusive until they are run "
+                       "(the same run command finishes them)\n",
+                       c.missing_planned.size(), c.missing_planned.front());
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
   for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
   if (n.model_changed > 0)

@@ -22,6 +22,7 @@ namespace {
 struct BaselineOptions {
   std::string battery, results, out;
   std::string file;
+  bool allow_partial = false;
 };
 
 int run_update(const BaselineOptions& o) {
@@ -34,6 +35,12 @@ int run_update(const BaselineOptions& o) {
                          runs.battery + "' (their plan.json)",
                      "a baseline is named after its battery: recallbench baseline update " + runs.battery +
                          " --results " + o.results);
+  if (!runs.missing_planned.empty() && !o.allow_partial)
+    throw UsageError(fmt::format("baseline update {}: {} of the runs {}/plan.json plans have no result (first: {}); a "
+                                 "baseline from {} run(s) would gate every later commit on fewer seeds than planned",
+                                 o.battery, runs.missing_planned.size(), o.results, runs.missing_planned.front(),
+                                 runs.run_count),
+                     "finish them with the same run command, or pass --allow-partial to record only the runs present");
   const std::string out = o.out.empty() ? "ci/baselines/" + o.battery + ".json" : o.out;
   std::set<std::string> before;
   if (std::filesystem::exists(out)) {
@@ -56,6 +63,8 @@ int run_update(const BaselineOptions& o) {
   fmt::print("wrote {}: {} configs, {} runs from {} (commit {}); {} new, {} dropped since the previous baseline\n", out,
              runs.configs.size(), runs.run_count, runs.source,
              string_or(runs.context, "git_commit", "unknown"), added, removed);
+  if (!runs.missing_planned.empty())
+    fmt::print("warning: recorded without {} planned run(s) (--allow-partial)\n", runs.missing_planned.size());
   if (failed) fmt::print("warning: {} runs did not finish normally (diverged or error); they count as not locked in\n", failed);
   fmt::print("review it and commit it: git add {}\n", out);
   return kExitOk;
@@ -80,6 +89,8 @@ CommandFn add_baseline_command(CLI::App& s) {
   update->add_option("battery", o->battery, "Battery name (the file is ci/baselines/<battery>.json)")->required();
   update->add_option("--results", o->results, "Results directory (recallbench run --out DIR) or a report")->required();
   update->add_option("--out", o->out, "Write here instead of ci/baselines/<battery>.json");
+  update->add_flag("--allow-partial", o->allow_partial,
+                   "Record even when runs the results' plan.json lists have no result (refused otherwise: exit 2)");
   auto* show = sub->add_subcommand("show", "Print what a baseline holds");
   show->add_option("file", o->file, "Baseline file")->required();
   return [o, update, show]() {

@@ -104,12 +104,23 @@ int run_merge(const MergeOptions& o) {
                           plan["battery"]["name"].get<std::string>());
   }
 
+  // OUT's own results conflict like an input's would (checked before anything is written).
   const Store store(out);
+  std::vector<ResultCheck> held;
+  for (auto& [key, doc] : merged) {
+    held.push_back(store.check(RunSpec::from_json(doc["spec"])));
+    if (held.back().state == ResultCheck::State::kValid && run_metrics(held.back().document) != run_metrics(doc))
+      throw UsageError("merge: run " + key + " has different metrics in the output folder " + out.string() + " and " +
+                           source[key],
+                       "the same run key must give the same numbers; merge into an empty --out, or remove the "
+                       "output folder's result if it is the stale one");
+  }
   size_t copied = 0;
   std::vector<json> docs;
+  size_t i = 0;
   for (auto& [key, doc] : merged) {
     const RunSpec spec = RunSpec::from_json(doc["spec"]);
-    const auto c = store.check(spec);
+    const ResultCheck& c = held[i++];
     if (c.state != ResultCheck::State::kValid) {
       if (c.state == ResultCheck::State::kCorrupt) store.quarantine(spec);
       store.write(spec, doc);

@@ -5,8 +5,8 @@
 //   recallbench run --cell diag+conv --task mqar --pairs 8 --length 64 --seeds 0-2 --out DIR
 //
 // Results go to DIR/runs/<run file>.json (suite/store.h). Finished runs are never retrained (an
-// interrupted command, rerun, finishes only the rest; --force retrains); corrupt files are moved aside and
-// rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
+// interrupted command, rerun, finishes only the rest; --force retrains); corrupt files, and results another
+// build recorded (--keep-other-builds keeps those), are moved aside and rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
 // the per-config lock-in counts (suite/runner.h).
 #include <algorithm>
 #include <cctype>
@@ -45,6 +45,7 @@ struct RunOptions {
   int retries = 1;
   std::string shard = "0/1";
   bool force = false;
+  bool keep_other_builds = false;
   std::string only;  // --config: keep the configs whose key contains one of these (comma-separated)
   bool allow_over_budget = false;
   std::vector<CLI::Option*> recipe_flags;  // flags that only apply to --cell/--task runs
@@ -156,6 +157,7 @@ int run_run(RunOptions& o) {
   ro.jobs = o.jobs;
   ro.threads = o.threads;
   ro.force = o.force;
+  ro.keep_other_builds = o.keep_other_builds;
   ro.retries = o.retries;
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   const std::string shard_text = ro.shard.count > 1 ? fmt::format(", shard {}/{}", ro.shard.index, ro.shard.count) : "";
@@ -172,9 +174,11 @@ int run_run(RunOptions& o) {
       if (agg.at("missing").empty()) print_aggregate_table(agg);
     });
   }
-  fmt::print("\n{} runs{}: {} trained, {} already done{}{} in {:.1f}s ({} locked in); results: {}\n", sum.total,
+  fmt::print("\n{} runs{}: {} trained, {} already done{}{}{} in {:.1f}s ({} locked in); results: {}\n", sum.total,
              shard_text, sum.trained, sum.already, sum.failed ? fmt::format(", {} FAILED", sum.failed) : "",
-             sum.corrupt ? fmt::format(", {} corrupt file(s) rerun", sum.corrupt) : "", sum.elapsed, sum.locked_in,
+             sum.corrupt ? fmt::format(", {} corrupt file(s) rerun", sum.corrupt) : "",
+             sum.other_build ? fmt::format(", {} from another build rerun", sum.other_build) : "", sum.elapsed,
+             sum.locked_in,
              std::filesystem::absolute(ro.out / "runs").string());
   if (sum.interrupted) {
     fmt::print(stderr, "interrupted: finished runs are kept; run the same command again to finish the rest\n");
@@ -275,6 +279,9 @@ CommandFn add_run_command(CLI::App& s) {
                   "LibTorch threads per run, 1 to 64 (default 1; results are identical at 1)")
       ->check(CLI::Range(1, 64));
   sub->add_flag("--force", o->force, "Retrain runs whose result files already exist");
+  sub->add_flag("--keep-other-builds", o->keep_other_builds,
+                "Count results recorded by another build (commit, compiler, LibTorch, build type) as done; by "
+                "default they are moved to DIR/other-build/ and rerun");
   return [o]() { return run_run(*o); };
 }
 

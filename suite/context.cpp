@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
+
 namespace rb {
 namespace {
 
@@ -99,6 +101,20 @@ std::string loaded_blas() {
   }
   std::string out;
   for (const auto& l : libs) out += (out.empty() ? "" : ", ") + l;
+  return out;
+}
+
+std::string build_difference(const nlohmann::json& context) {
+  static const nlohmann::json self = capture_context(1);
+  std::string out;
+  for (const char* field : {"git_commit", "compiler", "libtorch_version", "build_type"}) {
+    const nlohmann::json& mine = self.at(field);
+    const nlohmann::json theirs = context.is_object() && context.contains(field) ? context.at(field) : nlohmann::json();
+    if (theirs == mine) continue;
+    out += fmt::format("{}{} {} (this build {})", out.empty() ? "" : ", ", field,
+                       theirs.is_string() ? theirs.get<std::string>() : theirs.dump(),
+                       mine.is_string() ? mine.get<std::string>() : mine.dump());
+  }
   return out;
 }
 

@@ -15,6 +15,11 @@ namespace rb {
 // `threads` is passed in because the torch-free core cannot ask LibTorch.
 nlohmann::json capture_context(int threads);
 
+// What differs between the build that recorded `context` (a run document's) and this one, among the fields
+// that can change a run's numbers: git_commit, compiler, libtorch_version, build_type; "" when none does.
+// E.g. "git_commit 1a2b… (this build 3c4d…)".
+std::string build_difference(const nlohmann::json& context);
+
 // Records the commit this executable was built from (called once, at static initialisation, by the
 // translation unit cmake/build_commit.cmake generates for `recallbench`). `commit` must outlive the process.
 void set_build_commit(const char* commit);

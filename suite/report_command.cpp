@@ -62,8 +62,8 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   const RunSet runs = reports::load_results(current_path);
   if (!runs.missing_planned.empty())
     std::fprintf(stderr,
-                 "warning: %zu of the runs %s/plan.json plans have no result (first: %s); the comparison uses only the "
-                 "%lld runs present: finish them with the same run command\n",
+                 "warning: %zu of the runs %s/plan.json plans have no result (first: %s); with only the %lld runs present "
+                 "a comparison is inconclusive at best: finish them with the same run command\n",
                  runs.missing_planned.size(), current_path.c_str(), runs.missing_planned.front().c_str(),
                  static_cast<long long>(runs.run_count));
   if (baseline && !baseline_from)
@@ -77,6 +77,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
   std::optional<judge::Comparison> cmp;
   if (baseline) {
     cmp = judge::compare(baseline->configs, runs.configs, gate);
+    cmp->missing_planned = runs.missing_planned;
     cmp->baseline_context = baseline->context;
     cmp->current_context = runs.context;
   }

@@ -24,6 +24,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "suite/context.h"
 #include "suite/store.h"
 
 namespace rb {
@@ -329,12 +330,28 @@ class Scheduler {
     t0_ = Clock::now();
   }
 
+  // A valid result recorded by another build (and not kept by --keep-other-builds): not done.
+  std::string other_build(const ResultCheck& c) const {
+    if (o_.keep_other_builds || c.state != ResultCheck::State::kValid) return "";
+    return build_difference(c.document.contains("context") ? c.document.at("context") : json());
+  }
+
   void scan_existing() {
+    size_t others = 0;
+    std::string first_difference;
     for (size_t i : slice_) {
       const auto c = store_.check(plan_.runs[i]);
-      if (c.state == ResultCheck::State::kValid && !o_.force) count_existing(c);
+      const std::string diff = other_build(c);
+      if (!diff.empty() && first_difference.empty()) first_difference = diff;
+      others += diff.empty() ? 0 : 1;
+      if (c.state == ResultCheck::State::kValid && !o_.force && diff.empty()) count_existing(c);
       else pending_.push_back(i);
     }
+    if (others > 0)
+      note(fmt::format("{} of {} runs in {} were recorded by another build ({}); they are moved to {} and rerun "
+                       "(--keep-other-builds counts them as done)",
+                       others, sum_.total, store_.runs_dir().string(), first_difference,
+                       (store_.dir() / "other-build").string()));
     if (sum_.already > 0)
       note(fmt::format("{} of {} runs already have valid results in {}; {} to run", sum_.already, sum_.total,
                        store_.runs_dir().string(), pending_.size()));
@@ -353,10 +370,15 @@ class Scheduler {
         continue;
       }
       const auto c = store_.check(spec);
-      if (c.state == ResultCheck::State::kValid && !(o_.force && !forced_.count(i))) {
+      const bool other = !other_build(c).empty();
+      if (c.state == ResultCheck::State::kValid && !other && !(o_.force && !forced_.count(i))) {
         count_existing(c);  // finished by another process since our scan
         lock.release();
         continue;
+      }
+      if (other) {
+        store_.set_aside(spec, "other-build");
+        ++sum_.other_build;
       }
       if (c.state == ResultCheck::State::kCorrupt) {
         const fs::path to = store_.quarantine(spec);

@@ -31,6 +31,10 @@ struct RunnerOptions {
   Shard shard;                            // the slice of the plan to run (default 0/1: all of it)
   int threads = 1;                        // LibTorch threads per worker (results are identical at 1)
   bool force = false;                     // retrain runs whose results exist
+  // Count results recorded by another build (commit, compiler, LibTorch, build type: suite/context.h
+  // build_difference) as done. Otherwise they are moved to DIR/other-build/ and rerun, so one store never
+  // mixes builds unknowingly.
+  bool keep_other_builds = false;
   int retries = 1;                        // extra attempts for a failed worker
   std::string executable;                 // the worker binary; "" = this process's own (/proc/self/exe)
 };
@@ -43,6 +47,7 @@ struct RunnerSummary {
   size_t failed_bad_input = 0;  // of them, workers that exited 2: the run's input (its cell, its options) is bad
   size_t failed_disk_full = 0;  // of them, workers that failed while the results' file system was full
   size_t corrupt = 0;      // corrupt result files found, moved aside and rerun
+  size_t other_build = 0;  // results recorded by another build, moved to DIR/other-build/ and rerun
   size_t locked_in = 0;    // runs of this shard that locked in (all valid results)
   double elapsed = 0.0;    // seconds
   bool interrupted = false;  // SIGINT/SIGTERM arrived: workers were stopped; rerun to finish

@@ -64,8 +64,8 @@ ResultCheck Store::check(const RunSpec& spec) const {
   return out;
 }
 
-fs::path Store::quarantine(const RunSpec& spec) const {
-  const fs::path dir = dir_ / "corrupt";
+fs::path Store::set_aside(const RunSpec& spec, const std::string& folder) const {
+  const fs::path dir = dir_ / folder;
   fs::create_directories(dir);
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char stamp[32];

@@ -49,7 +49,9 @@ class Store {
   ResultCheck check(const RunSpec& spec) const;
 
   // Moves a corrupt result aside to DIR/corrupt/ and returns where it went.
-  std::filesystem::path quarantine(const RunSpec& spec) const;
+  std::filesystem::path quarantine(const RunSpec& spec) const { return set_aside(spec, "corrupt"); }
+  // Moves the result of `spec` into DIR/<folder>/ (named as quarantine names it); returns where it went.
+  std::filesystem::path set_aside(const RunSpec& spec, const std::string& folder) const;
 
   // Writes a finished run atomically (validating it first: a document that would not pass check() is an
   // internal error, never written).

@@ -202,6 +202,26 @@ try:
         json.dump({"kind": "recallbench.plan", "battery": {"name": "tiny"},
                    "runs": [{"key": "mqar/diag/never-run/seed:99"}]}, f)
     run("compare", "--baseline-history", dbg, "--current", partial, expect=1, contains="have no result")
+    # Issue 46: a store missing planned runs is inconclusive at best (on stdout, in the report; exit 3 when asked),
+    # even when the runs present match the baseline; a baseline is not recorded from it without --allow-partial.
+    partial_b = os.path.join(tmp, "partial_b")
+    shutil.copytree(b, partial_b)
+    with open(os.path.join(partial_b, "plan.json"), "w") as f:
+        json.dump({"kind": "recallbench.plan", "battery": {"name": "tiny"},
+                   "runs": [{"key": "mqar/diag/never-run/seed:99"}, {"key": "mqar/diag/never-run/seed:98"}]}, f)
+    p = run("compare", "--baseline-history", dbg, "--current", partial_b, expect=0,
+            contains="2 planned run(s) have no result")
+    check(p.stdout.startswith("verdict: inconclusive"), "partial store's verdict:\n" + p.stdout)
+    run("compare", "--baseline-history", dbg, "--current", partial_b, "--fail-on-inconclusive", expect=3)
+    pmd = os.path.join(tmp, "partial.md")
+    run("report", partial_b, "--baseline-history", dbg, "--md", pmd, expect=0)
+    check("Planned but not run" in open(pmd).read(), "report.md does not list the planned runs without result")
+    pbase = os.path.join(tmp, "partial_base.json")
+    run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, expect=2, contains="--allow-partial")
+    check(not os.path.exists(pbase), "a refused baseline update wrote a file")
+    run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, "--allow-partial",
+        contains="recorded without 2 planned run(s)")
+    run("baseline", "show", pbase, contains="mqar")
 
     # Changes on a simulated lock-in drop at commit 17 of 30.
     sim = subprocess.run([sys.executable, SIMULATE, "lockin"], check=True, capture_output=True, text=True).stdout

@@ -37,11 +37,48 @@ check "jobs 1 = 3 shards, one store, merge" cmp -s "$tmp/j1/aggregate.json" "$tm
 check "jobs 1 = 3 stores merged" cmp -s "$tmp/j1/aggregate.json" "$tmp/m/aggregate.json"
 check "shards trained each run once" test "$(cat "$tmp"/sh?.out | grep -o '[0-9]* trained' | awk '{s+=$1} END {print s}')" = 8
 check "contrasts in the plan" grep -q '"knob": "conv"' "$tmp/j1/plan.json"
+# Issue 46: merging into an output folder that holds a different result for a run is refused like a conflict
+# between inputs (exit 2), and writes nothing there.
+cp -r "$tmp/m" "$tmp/mc"
+mcf=("$tmp"/mc/runs/*.json)
+/usr/bin/python3 - "${mcf[0]}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["result"]["final_accuracy"] *= 0.999
+json.dump(d, open(sys.argv[1], "w"))
+PY
+cp "${mcf[0]}" "$tmp/mc.ref"
+"$rb" merge "$tmp/s0" "$tmp/s1" "$tmp/s2" --out "$tmp/mc" >"$tmp/mc.out" 2>&1
+check "merge into a conflicting output folder exits 2" test $? = 2
+check "merge names the output folder's conflict" grep -q "different metrics in the output folder" "$tmp/mc.out"
+check "refused merge left the output folder's run" cmp -s "${mcf[0]}" "$tmp/mc.ref"
+check "refused merge left the output folder's aggregate" cmp -s "$tmp/m/aggregate.json" "$tmp/mc/aggregate.json"
 
 # A rerun trains nothing.
 "$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/re.out" 2>"$tmp/re.err"
 check "rerun exits 0" test $? = 0
 check "rerun trains nothing" grep -q " 0 trained, 8 already done" "$tmp/re.out"
+
+# Issue 46: a result another build recorded (here: another commit) is not done: moved to other-build/ and
+# rerun; --keep-other-builds counts it. The aggregate is the same (the numbers do not depend on the commit).
+cp "$tmp/j1/aggregate.json" "$tmp/agg.ob"
+files=("$tmp"/j1/runs/*.json)
+/usr/bin/python3 - "${files[0]}" "${files[1]}" <<'PY'
+import json, sys
+for i, f in enumerate(sys.argv[1:]):
+    d = json.load(open(f))
+    d["context"]["git_commit" if i == 0 else "compiler"] = "0123abcd" if i == 0 else "GNU 1.0"
+    json.dump(d, open(f, "w"))
+PY
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 --keep-other-builds >"$tmp/ob0.out" 2>"$tmp/ob0.err"
+check "--keep-other-builds keeps them" grep -q " 0 trained, 8 already done" "$tmp/ob0.out"
+"$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/ob.out" 2>"$tmp/ob.err"
+check "other-build rerun exits 0" test $? = 0
+check "other builds named" grep -Eq "2 of 8 runs .* were recorded by another build \((git_commit 0123abcd|compiler GNU 1.0) \(this build" "$tmp/ob.err"
+check "other builds rerun" grep -q " 2 trained, 6 already done, 2 from another build rerun" "$tmp/ob.out"
+check "other builds kept aside" test "$(ls "$tmp/j1/other-build" | wc -l)" = 2
+check "aggregate unchanged after other-build rerun" cmp -s "$tmp/agg.ob" "$tmp/j1/aggregate.json"
+rm -r "$tmp/j1/other-build"
 
 # Corrupt files: truncated, garbage, wrong key. Each is moved aside and rerun; the aggregate is unchanged.
 cp "$tmp/j1/aggregate.json" "$tmp/agg.ref"
