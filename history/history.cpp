@@ -439,8 +439,11 @@ bool is_commit_date(const std::string& d) {
   static const std::regex form(R"(^(\d{4})-(\d{2})-(\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$)");
   std::smatch m;
   if (!std::regex_match(d, m, form)) return false;
-  const int month = std::stoi(m[2]), day = std::stoi(m[3]);
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+  const int year = std::stoi(m[1]), month = std::stoi(m[2]), day = std::stoi(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 // The most steps a recipe can have (suite/battery.cpp's plausible range for train.steps).

@@ -150,7 +150,45 @@ try:
     run("history", "import", "-", "--db", db2, expect=2, stdin='{"commit": "abc1", "date": "2026-01-01", "config": "k", "seed": 1}\n',
         contains="locked_in")
     run("history", "import", "-", "--db", db2, expect=2, stdin='not json\n', contains="line 1")
+    # Issue 46: one rule for a valid outcome. Each of these lines is refused (exit 2, naming the line) and
+    # changes nothing.
+    good = {"commit": "abc1", "date": "2026-01-01", "config": "k", "seed": 1, "locked_in": False,
+            "lock_in_step": None, "budget": 100, "recall": 0.5}
+    for change, says in [({"seed": -1}, "seed -1 is negative"), ({"state_size": -5}, "state_size -5 is negative"),
+                         ({"recall": 1e308}, "recall"), ({"recall": -2.5}, "recall"),
+                         ({"best_recall": 1.5}, "best"), ({"best_recall": "high"}, "best_recall"),
+                         ({"status": "fine"}, "status"), ({"status": 3}, "status"),
+                         ({"date": "2026-13-01"}, "ISO 8601"), ({"date": "2026-02-29"}, "ISO 8601"),
+                         ({"date": "yesterday"}, "ISO 8601"), ({"budget": 9e18}, "budget"),
+                         ({"budget": 9000000000000000000}, "budget"), ({"budget": 0}, "budget"),
+                         ({"commit": "xyz1"}, "hexadecimal"), ({"commit": "--output=/tmp/x"}, "hexadecimal"),
+                         ({"commit": "ab"}, "hexadecimal"), ({"parent": "g" * 40}, "hexadecimal"),
+                         ({"locked_in": True}, "lock_in_step"), ({"lock_in_step": 5}, "lock_in_step"),
+                         ({"locked_in": True, "lock_in_step": 101}, "lock_in_step"),
+                         ({"locked_in": True, "lock_in_step": -1}, "lock_in_step")]:
+        line = dict(good, **change)
+        run("history", "import", "-", "--db", db2, expect=2, stdin=json.dumps(line) + "\n", contains=says)
     check(export(db2) == dump, "refused imports changed the database")
+    # ABCD and abcd are one commit (git's hashes are case-free).
+    dbc = os.path.join(tmp, "case.sqlite")
+    run("history", "import", "-", "--db", dbc, stdin=json.dumps(dict(good, commit="ABCD1234")) + "\n" +
+        json.dumps(dict(good, commit="abcd1234", seed=2)) + "\n")
+    lines = [json.loads(l) for l in export(dbc).splitlines()]
+    check(sorted({l["commit"] for l in lines if "commit" in l}) == ["abcd1234"], "ABCD/abcd:\n" + export(dbc))
+    # Whatever export writes, import reads back to the same export: adversarial but valid outcomes (the
+    # extremes of every range, a lock-in at the budget, unicode and quotes in a key, a zoned leap-day date).
+    edge = [dict(good, commit="FFFF" * 10, parent=None, date="2024-02-29T23:59:59+05:30", config='mqar/"ü"/k\\',
+                 seed=2 ** 31 - 1, locked_in=True, lock_in_step=10000000, budget=10000000, recall=1.0,
+                 best_recall=None, state_size=0, status="ok"),
+            dict(good, commit="0" * 64, parent="ffff" * 10, date="2024-03-01", seed=0, budget=1, recall=0.0,
+                 best_recall=0.0, status="diverged", state_size=2 ** 40),
+            dict(good, commit="0" * 64, parent="ffff" * 10, seed=7, locked_in=True, lock_in_step=0, recall=0.25,
+                 best_recall=1.0, status="error")]
+    dbr1, dbr2 = os.path.join(tmp, "rt1.sqlite"), os.path.join(tmp, "rt2.sqlite")
+    run("history", "import", "-", "--db", dbr1, stdin="".join(json.dumps(l) + "\n" for l in edge))
+    first = export(dbr1)
+    run("history", "import", "-", "--db", dbr2, stdin=first)
+    check(export(dbr2) == first and first.count('"seed"') == 3, "export -> import -> export differs:\n" + first)
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
     # Issue 28: an imported config document whose task is not a string labels the config without it.
     db4 = os.path.join(tmp, "label.sqlite")
