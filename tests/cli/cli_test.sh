@@ -57,7 +57,41 @@ def save(name, edit):
 save("dupcfg", lambda d: d["configs"].append(d["configs"][0]))
 save("negseed", lambda d: d["configs"][0]["seeds"][0].update(seed=-1))
 save("contra", lambda d: d["configs"][0]["seeds"][0].update(locked_in=True, lock_in_step=None))
+# Issue 46: the one rule of a valid run (core/outcome.h), as every reader applies it.
+save("late", lambda d: d["configs"][0]["seeds"][0].update(locked_in=True, lock_in_step=600, steps=450))
+save("zero", lambda d: d["configs"][0]["seeds"][0].update(locked_in=True, lock_in_step=450, best_accuracy=0.0, final_accuracy=0.0))
+save("over", lambda d: d["configs"][0]["seeds"][0].update(steps=5000, locked_in=False, lock_in_step=None))
+save("acc", lambda d: d["configs"][0]["seeds"][0].update(final_accuracy=1.5))
 PY
+expect 2 "lock_in_step 600 after the 450 steps taken" -- compare --baseline "$bad/late.json" --current "$src/ci/baselines/smoke.json"
+expect 2 "never reached the threshold 0.9" -- compare --baseline "$bad/zero.json" --current "$src/ci/baselines/smoke.json"
+expect 2 "never reached the threshold 0.9" -- baseline show "$bad/zero.json"
+expect 2 "never reached the threshold 0.9" -- report "$bad/zero.json"
+expect 2 "5000 steps taken, beyond the step budget 1000" -- compare --baseline "$bad/over.json" --current "$src/ci/baselines/smoke.json"
+expect 2 "final_accuracy 1.5 is outside \[0, 1\]" -- baseline show "$bad/acc.json"
+# What the tool writes it reads back: a baseline with valid extremes (a lock-in at the budget, final accuracy 0
+# after a lock-in, recall exactly 1, seed 2^31-1) recorded again by baseline update shows and compares the same.
+python3 - "$src/ci/baselines/smoke.json" "$bad/edge.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["configs"][0]["seeds"]  # edits that keep the stored summary (k/n, median recall, median lock-in step)
+lo, hi = min(s, key=lambda x: x["final_accuracy"]), max(s, key=lambda x: x["final_accuracy"])
+lo.update(final_accuracy=0.0)
+hi.update(final_accuracy=1.0, best_accuracy=1.0)
+[x for x in s if x["lock_in_step"] >= 400 and x is not lo and x is not hi][0].update(lock_in_step=1000, steps=1000, best_accuracy=0.9)
+s[-1]["seed"] = 2 ** 31 - 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "wrote" -- baseline update smoke --results "$bad/edge.json" --out "$bad/edge_rt.json"
+python3 - "$bad/edge.json" "$bad/edge_rt.json" <<'PY' || { echo "FAIL: baseline update changed per-seed outcomes"; fail=1; }
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+fields = ("seed", "locked_in", "lock_in_step", "steps", "final_accuracy", "best_accuracy", "status")
+view = lambda d: [(c["key"], [tuple(s.get(f) for f in fields) for s in c["seeds"]]) for c in d["configs"]]
+sys.exit(0 if view(a) == view(b) and view(a)[0][1][-1][0] == 2 ** 31 - 1 else 1)
+PY
+expect 0 "50/50" -- baseline show "$bad/edge_rt.json"
+expect 0 "verdict: no change" -- compare --baseline "$bad/edge.json" --current "$bad/edge_rt.json"
 expect 2 "appears twice" -- compare --baseline "$bad/dupcfg.json" --current "$src/ci/baselines/smoke.json"
 expect 2 "seed -1 is negative" -- compare --baseline "$bad/negseed.json" --current "$src/ci/baselines/smoke.json"
 expect 2 "contradict each other" -- compare --baseline "$bad/contra.json" --current "$src/ci/baselines/smoke.json"
