@@ -1,7 +1,10 @@
 // Google Benchmark JSON: the one reader and the report's throughput rows (see bench_json.h).
 #include "reports/bench_json.h"
 
+#include <cmath>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
@@ -11,8 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-double number_or_nan(const json& row, const char* key) {
-  return row.contains(key) && row.at(key).is_number() ? row.at(key).get<double>() : NAN;
+// A row's time: absent is NaN (an errored row has none); present, it must be a finite non-negative number.
+double time_or_nan(const json& row, const char* key, const std::string& where, const std::string& name) {
+  if (!row.contains(key)) return NAN;
+  const json& v = row.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    throw UsageError(fmt::format("{}: benchmark '{}': {} got {}, expected a time (a non-negative number)", where, name,
+                                 key, v.dump().substr(0, 40)));
+  return v.get<double>();
 }
 
 std::vector<BenchRecord> read_records(const json& doc, const std::string& where) {
@@ -29,8 +38,8 @@ std::vector<BenchRecord> read_records(const json& doc, const std::string& where)
     r.run_type = b.value("run_type", std::string("iteration"));
     r.aggregate_name = b.value("aggregate_name", std::string());
     r.error = b.contains("error_occurred") && b.at("error_occurred").is_boolean() && b.at("error_occurred").get<bool>();
-    r.real_time = number_or_nan(b, "real_time");
-    r.cpu_time = number_or_nan(b, "cpu_time");
+    r.real_time = time_or_nan(b, "real_time", where, r.name);
+    r.cpu_time = time_or_nan(b, "cpu_time", where, r.name);
     r.time_unit = b.value("time_unit", std::string("ns"));
     r.items_per_second = b.contains("items_per_second") && b.at("items_per_second").is_number()
                              ? b.at("items_per_second").get<double>()
