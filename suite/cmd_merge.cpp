@@ -7,6 +7,8 @@
 // in two stores must have identical metrics (store.h run_metrics), else the merge fails (exit 2). Runs
 // are copied into OUT/runs/ (OUT defaults to the first DIR) and OUT/aggregate.json is written; with a plan
 // (--battery, or the first DIR's plan.json) the runs missing from it are listed and the exit code is 2.
+// With --battery only its runs are merged; with a store's plan.json every valid run is kept and the plan
+// extended by the runs beyond it (other seeds of a config, runs of another command into a shard's store).
 #include <filesystem>
 #include <map>
 #include <set>
@@ -88,7 +90,21 @@ int run_merge(const MergeOptions& o) {
     throw UsageError("merge: no valid run documents in " + std::to_string(o.dirs.size()) + " store(s)" +
                          (invalid ? " (" + std::to_string(invalid) + " invalid file(s) skipped)" : ""),
                      "a results store holds DIR/runs/*.json, written by `recallbench run --out DIR`");
-  if (plan.is_object()) {  // keep only the plan's runs
+  if (plan.is_object() && o.battery.empty()) {
+    // A store's plan.json: every valid run is kept (an earlier command's other seeds, another store's
+    // runs); the merged plan lists them too, so the aggregate and `report OUT` count the same runs.
+    std::set<std::string> in_plan;
+    for (const auto& r : plan["runs"]) in_plan.insert(r["key"].get<std::string>());
+    size_t extra = 0;
+    for (const auto& [key, doc] : merged)
+      if (!in_plan.count(key)) {
+        plan["runs"].push_back(
+            {{"key", key}, {"file", RunSpec::from_json(doc.at("spec")).file_name()}, {"spec", doc.at("spec")}});
+        ++extra;
+      }
+    if (extra) fmt::print(stderr, "note: {} run(s) beyond battery {}'s plan.json are kept and added to its plan\n",
+                          extra, plan["battery"]["name"].get<std::string>());
+  } else if (plan.is_object()) {  // --battery: keep only its runs
     std::set<std::string> in_plan;
     for (const auto& r : plan["runs"]) in_plan.insert(r["key"].get<std::string>());
     size_t extra = 0;

@@ -474,13 +474,13 @@ class Scheduler {
 
   // The aggregate, once the whole plan (every shard) is complete. Equal results → equal bytes, so several
   // shards finishing together write the same file.
+  // Once every planned run is valid: the aggregate of every valid run in the store, so that it counts what
+  // `report DIR` counts (an earlier command's other seeds of a config included).
   void write_aggregate_if_complete() const {
+    for (const auto& spec : plan_.runs)
+      if (store_.check(spec).state != ResultCheck::State::kValid) return;
     std::vector<json> docs;
-    for (const auto& spec : plan_.runs) {
-      auto c = store_.check(spec);
-      if (c.state != ResultCheck::State::kValid) return;
-      docs.push_back(std::move(c.document));
-    }
+    for (auto& [key, doc] : read_store(store_.dir())) docs.push_back(std::move(doc));
     write_json_atomic(store_.dir() / "aggregate.json", aggregate_runs(docs, plan_json_));
   }
 

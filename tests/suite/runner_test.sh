@@ -54,6 +54,19 @@ check "merge names the output folder's conflict" grep -q "different metrics in t
 check "refused merge left the output folder's run" cmp -s "${mcf[0]}" "$tmp/mc.ref"
 check "refused merge left the output folder's aggregate" cmp -s "$tmp/m/aggregate.json" "$tmp/mc/aggregate.json"
 
+# Issue 47: every valid run counts. Two runs of one battery into one store (seeds 0-1, then 2-3 by
+# --seed-offset): aggregate.json counts the 16 runs report counts. Two stores of it merged: all 16 kept.
+"$rb" run --battery "$battery" --out "$tmp/two" --jobs 2 >/dev/null 2>&1
+"$rb" run --battery "$battery" --seed-offset 2 --out "$tmp/two" --jobs 2 >/dev/null 2>&1
+check "aggregate counts both commands' runs" grep -q '"runs": 16' "$tmp/two/aggregate.json"
+"$rb" report "$tmp/two" >"$tmp/two.report" 2>&1
+check "report counts the same 16 runs" test "$(grep -Ec '^- .* [0-9]+/4 ' "$tmp/two.report")" = 4
+"$rb" run --battery "$battery" --seed-offset 2 --out "$tmp/off" --jobs 2 >/dev/null 2>&1
+"$rb" merge "$tmp/j1" "$tmp/off" --out "$tmp/mo" >"$tmp/mo.out" 2>&1
+check "merge keeps the other seeds" test "$(ls "$tmp/mo/runs" | wc -l)" = 16
+check "merged aggregate counts them" grep -q '"runs": 16' "$tmp/mo/aggregate.json"
+check "merge says it kept them" grep -q "8 run(s) beyond battery tiny's plan.json are kept" "$tmp/mo.out"
+
 # A rerun trains nothing.
 "$rb" run --battery "$battery" --out "$tmp/j1" --jobs 2 >"$tmp/re.out" 2>"$tmp/re.err"
 check "rerun exits 0" test $? = 0
