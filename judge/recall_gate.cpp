@@ -637,6 +637,13 @@ void judge_primary(ConfigComparison& cc, const GateOptions& o) {
     decide(cc, Verdict::kImprovement, Reason::kPrimaryImprovement);
   else if (!all_tied && cc.paired && !stats::significant(best_paired_p, cc.primary_level))
     decide(cc, Verdict::kInconclusive, Reason::kPairsCannotReach);
+  else if (!cc.paired && !stats::significant(cc.min_attainable_p, cc.primary_level)) {
+    // No seed pairs and too few seeds for the unpaired test to reach its level whatever they show (two
+    // against two: p >= 1/6): undecidable, never "no change".
+    cc.level_needed = cc.primary_level;
+    cc.family_tests = std::llround(o.alpha / cc.primary_level);
+    decide(cc, Verdict::kInconclusive, Reason::kUnpairedCannotReach);
+  }
   else if (rejected)
     decide(cc, Verdict::kBelowMinimumEffect, Reason::kPrimaryBelowMinimumEffect);
   else if (point_worse && !all_tied)

@@ -159,6 +159,12 @@ std::string paired_reason(const ConfigComparison& cc, const GateOptions& o) {
       return fmt::format("{}; {}; {} pairs cannot reach significance: even all of them worse gives p = 2^-{} > "
                          "{:.3g} (alpha / {} configs)",
                          counts, test, cc.pairs, cc.pairs, cc.primary_level, o.alpha / cc.primary_level);
+    case Reason::kUnpairedCannotReach: {  // no seed in common, and too few seeds for the unpaired endpoint test
+      const Tally b = cc.baseline_tally(), c = cc.current_tally();
+      return fmt::format("{}; {}; no seed in common, and {} vs {} seeds cannot reach significance: the smallest "
+                         "attainable one-sided p is {:.3g} > {:.3g} (alpha / {} configs)",
+                         counts, test, b.n, c.n, cc.min_attainable_p, cc.primary_level, o.alpha / cc.primary_level);
+    }
     case Reason::kPrimaryBelowSignificance:
       return fmt::format("{}; a change of at least the minimum effect ({}) that the primary test does not find "
                          "significant; {}; {}",

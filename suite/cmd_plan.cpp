@@ -43,9 +43,8 @@ int run_plan_command(const PlanOptions& o) {
     cost += estimate_run_seconds(r);
     configs.insert(r.config_key());
   }
-  fmt::print("battery {}: {} runs ({} configs x {} seeds), {} contrasts; estimated ≤ {:.2f} core-hours\n",
-             battery.name, plan.runs.size(), configs.size(), battery.seeds.size(), plan.contrasts.size(),
-             cost / 3600.0);
+  fmt::print("battery {}: {} runs ({} configs x {} seeds), {} contrasts; estimated ≤ {}\n", battery.name,
+             plan.runs.size(), configs.size(), battery.seeds.size(), plan.contrasts.size(), core_time_text(cost));
   if (!battery.description.empty()) fmt::print("  {}\n", battery.description);
   for (const auto& line : over_budget(plan))
     fmt::print("  over budget: {} (run refuses it with --cell unless --allow-over-budget)\n", line);

@@ -141,8 +141,7 @@ int run_run(RunOptions& o) {
     for (const auto& line : over) fmt::print(stderr, "{}: {}\n", entrant && !o.allow_over_budget ? "error" : "warning", line);
     if (entrant && !o.allow_over_budget)
       throw UsageError("over the battery's state budget: not a matched-state entrant (nothing was trained)",
-                       "shrink the cell's state (its options, or --budget sizing), or pass --allow-over-budget to run it "
-                       "anyway (reports and the leaderboard then flag it)");
+                       over_budget_hint(plan.runs.front().cell.name, plan.runs.front().model.state_budget));
   }
   ro.out = o.out;
   {  // A results directory that cannot be one is bad input, before anything is planned or trained.

@@ -64,6 +64,9 @@ bool check_at_battery_sizes(const ScoreOptions& o, const Plan& plan) {
   fmt::print("1. check-cell {} at the battery's sizes (d_model {}, budget {}, length {})\n", o.cell, c.d_model,
              c.state_budget, c.length);
   const std::string failed = print_checks(checks);
+  if (failed == "budget")  // the one condition run refuses too: the same exit code (2) and the same hint
+    throw UsageError("score: " + o.cell + " is over the battery's state budget: not a matched-state entrant (nothing "
+                     "was trained)", over_budget_hint(cell.name, c.state_budget));
   if (!failed.empty()) fmt::print("score: {} failed: {}; nothing was trained\n", o.cell, failed);
   return failed.empty();
 }
@@ -133,7 +136,7 @@ int run_score(const ScoreOptions& o) {
     for (const auto& line : over) fmt::print("  over budget: {}\n", line);
     if (!o.allow_over_budget)
       throw UsageError("score: over the battery's state budget: not a matched-state entrant (nothing was trained)",
-                       "shrink the cell's state, or pass --allow-over-budget (the board then flags the row)");
+                       over_budget_hint(cell_name, plan.battery.model.state_budget));
   }
 
   const std::string out = o.out.empty() ? "results/score-" + fs::path(cell_name).stem().string() : o.out;
@@ -144,10 +147,10 @@ int run_score(const ScoreOptions& o) {
     cost += estimate_run_seconds(r);
     configs.insert(r.config_key());
   }
-  fmt::print("\n2. plan: battery {}, {} runs ({} task point{} x {} seeds); estimated at most {:.1f} core-minutes, "
+  fmt::print("\n2. plan: battery {}, {} runs ({} task point{} x {} seeds); estimated at most {}, "
              "about {:.1f} minutes on {} worker{} (runs that lock in stop early); results in {}\n",
              battery.name, plan.runs.size(), configs.size(), configs.size() == 1 ? "" : "s", battery.seeds.size(),
-             cost / 60.0, cost / 60.0 / jobs, jobs, jobs == 1 ? "" : "s", out);
+             core_time_text(cost), cost / 60.0 / jobs, jobs, jobs == 1 ? "" : "s", out);
   if (!o.yes && !confirm("start training?")) {
     fmt::print("score: not started\n");
     return kExitUsage;

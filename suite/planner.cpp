@@ -264,6 +264,12 @@ std::vector<size_t> shard_indices(size_t runs, const Shard& shard) {
   return out;
 }
 
+std::string core_time_text(double s) {
+  if (s < 60) return fmt::format("{:.0f} core-second{}", s, std::lround(s) == 1 ? "" : "s");
+  if (s < 3600) return fmt::format("{:.1f} core-minutes", s / 60.0);
+  return fmt::format("{:.1f} core-hours", s / 3600.0);
+}
+
 double estimate_run_seconds(const RunSpec& spec) {
   // Per training step: a fixed overhead plus a term in tokens × layers × width². Calibrated with
   // tests/bench/plan_cost.sh (one thread, CPU time per step, docs/speed.md §7) on the slowest in-tree cell,
@@ -294,6 +300,18 @@ std::vector<std::string> over_budget(const Plan& plan) {
                                   state, r.model.state_budget, over));
   }
   return notes;
+}
+
+std::string over_budget_hint(const std::string& cell, int64_t budget) {
+  const int64_t most = static_cast<int64_t>(std::floor(1.10 * static_cast<double>(budget)));
+  const std::string fits = fmt::format("at most {} numbers per layer pass (budget {} + 10%)", most, budget);
+  const std::string anyway = "or pass --allow-over-budget to run it anyway (reports and the leaderboard then flag it)";
+  if (cell.rfind("script:", 0) == 0)
+    return fmt::format("a TorchScript cell's state is what its module's state_size() returns: save the module with a "
+                       "smaller state ({}; examples/script_cell/linear_attention_conv.py has K*K + 9K at --key-dim K, "
+                       "and --key-dim 28 gives 1036 for budget 1024), {}", fits, anyway);
+  return fmt::format("shrink the cell's state with its options (key_dim, heads, ...) or let the battery size it "
+                     "(\"sizing\": \"budget\"); {}, {}", fits, anyway);
 }
 
 }  // namespace rb

@@ -61,6 +61,11 @@ Plan make_plan(const Battery& battery);
 // by P%". Measured from the cells themselves, before anything is trained.
 std::vector<std::string> over_budget(const Plan& plan);
 
+// What to change when `cell` is over `budget`, for the kind of cell it is: a TorchScript module's state is
+// what its state_size() returns (save it smaller; the example script's --key-dim), an in-tree or plugin
+// cell's comes from its options; and the flag that runs it anyway. The largest state that passes is said.
+std::string over_budget_hint(const std::string& cell, int64_t budget);
+
 // Names of the cells registered in this build, in registry order.
 std::vector<std::string> registered_cells();
 
@@ -79,5 +84,8 @@ std::vector<size_t> shard_indices(size_t runs, const Shard& shard);
 // calibrated on the 2-core development VM on the slowest in-tree cells (tests/bench/plan_cost.sh). A planning aid,
 // not a promise.
 double estimate_run_seconds(const RunSpec& spec);
+
+// A cost in core-seconds as people read it: "40 core-seconds", "12.5 core-minutes", "3.2 core-hours".
+std::string core_time_text(double core_seconds);
 
 }  // namespace rb

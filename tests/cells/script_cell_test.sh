@@ -41,7 +41,7 @@ PY
 "$py" "$tmp/bad_modules.py" "$tmp" || { echo "FAIL: writing the bad modules"; exit 1; }
 
 expect 0 "causal       pass" -- check-cell "script:$tmp/cell.pt"
-expect 0 "state        pass  state_size() 1312; carried 1312" -- check-cell "script:$tmp/cell.pt"
+expect 0 "state        pass  state_size() 1036; carried 1036" -- check-cell "script:$tmp/cell.pt"
 expect 1 "causal       FAIL" -- check-cell "script:$tmp/acausal.pt"
 expect 1 "failed: causal" -- check-cell "script:$tmp/acausal.pt"
 tiny=(--task mqar --pairs 2 --length 16 --vocab 32 --d-model 32 --steps 60 --batch 16 --eval-every 20 --eval-examples 64 --jobs 1)

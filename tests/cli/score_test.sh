@@ -39,14 +39,18 @@ grep -q "0 to run" <<<"$out" || { echo "FAIL: the second score retrained runs"; 
   { echo "FAIL: example with a sidecar"; fail=1; }
 expect 0 "script:la_conv: linear attention with a width-4" -- score "script:$tmp/described.pt" --battery "$tmp/tiny.json" \
   --board "$tmp/board.json" --out "$tmp/d" --yes --jobs 2 --md "$tmp/described.md"
-grep -q '`script:la_conv`: linear attention.*(causal true, d_model 32, key_dim 32, width 4)' "$tmp/described.md" ||
+grep -q '`script:la_conv`: linear attention.*(causal true, d_model 32, key_dim 28, width 4)' "$tmp/described.md" ||
   { echo "FAIL: the board's Markdown lacks the sidecar's description"; fail=1; }
 grep -q '"description": "linear attention' "$tmp"/d/runs/*.json ||
   { echo "FAIL: the run documents lack the sidecar's description"; fail=1; }
 expect 2 "not causal" -- score "script:$tmp/acausal.pt" --battery "$tmp/tiny.json" --board "$tmp/board.json" --out "$tmp/a" --yes
 [ -z "$(ls "$tmp/a/runs" 2>/dev/null)" ] || { echo "FAIL: a leaky cell was trained"; fail=1; }
 sed 's/"state_budget": 1312/"state_budget": 512/' "$tmp/tiny.json" >"$tmp/tight.json"
-expect 1 "budget       FAIL" -- score "script:$tmp/cell.pt" --battery "$tmp/tight.json" --board "$tmp/board.json" --out "$tmp/o" --yes
+# Over the budget is one condition with one exit code (2, as in run), and the hint names what applies to a .pt.
+expect 2 "over the battery's state budget" -- score "script:$tmp/cell.pt" --battery "$tmp/tight.json" --board "$tmp/board.json" --out "$tmp/o" --yes
+expect 2 "save the module with a smaller state (at most 563 numbers per layer pass" -- score "script:$tmp/cell.pt" \
+  --battery "$tmp/tight.json" --board "$tmp/board.json" --out "$tmp/o" --yes
+expect 2 "state_size() returns" -- run --battery "$tmp/tight.json" --cell "script:$tmp/cell.pt" --out "$tmp/o" --jobs 1
 [ -z "$(ls "$tmp/o/runs" 2>/dev/null)" ] || { echo "FAIL: an over-budget cell was trained"; fail=1; }
 expect 2 "no row on the board" -- score "script:$tmp/cell.pt" --battery "$tmp/tiny.json" --board "$tmp/board.json" \
   --out "$tmp/s" --yes --reference nosuch

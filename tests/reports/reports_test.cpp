@@ -118,6 +118,29 @@ TEST(Gate, ThreeVersusThreeSeedsIsInconclusiveWithASeedCount) {
   EXPECT_EQ(gate_exit_code(c.effect(), true), 3);
 }
 
+// Issue 47: no seed pairs (the current seeds are other seeds) and too few seeds: the primary rule cannot reach
+// its level whatever the outcomes, so "inconclusive", never "no change" (exit 3 when asked); with enough
+// unpaired seeds the same unchanged rates pass.
+TEST(Gate, TwoAgainstTwoOtherSeedsCannotDecide) {
+  const auto shifted = [](Config c) {
+    for (auto& s : c.seeds) s.seed += 100;
+    return c;
+  };
+  const std::vector<Config> base = {planted("k", "diag+conv", 2, 2)};
+  const std::vector<Config> other = {shifted(planted("k", "diag+conv", 2, 2))};  // a Comparison points into both
+  const Comparison c = compare(base, other);
+  ASSERT_EQ(c.configs.size(), 1u);
+  EXPECT_FALSE(c.configs[0].paired);
+  EXPECT_EQ(c.verdict(), Verdict::kInconclusive);
+  EXPECT_NEAR(c.configs[0].min_attainable_p, 1.0 / 6.0, 1e-12);  // 1 / C(4, 2)
+  EXPECT_NE(gate_reason(c.configs[0], c.options).find("2 vs 2 seeds cannot reach significance"), std::string::npos)
+      << gate_reason(c.configs[0], c.options);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 3);
+  const std::vector<Config> ten = {planted("k", "diag+conv", 10, 10)}, ten_other = {shifted(ten.front())};
+  const Comparison many = compare(ten, ten_other);
+  EXPECT_EQ(many.verdict(), Verdict::kNoChange);
+}
+
 TEST(Gate, UnchangedRerunPasses) {
   const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 2, 6, 8, 0, 400, 3)};
   const Comparison c = compare(base, base);
