@@ -37,8 +37,8 @@ double max_abs(const torch::Tensor& t) { return t.numel() ? t.abs().max().item<d
 
 std::vector<ConformanceCheck> check_cell(const ConformanceOptions& o) {
   std::vector<ConformanceCheck> out;
-  const auto add = [&](const std::string& name, bool pass, const std::string& figure) {
-    out.push_back({name, pass, figure});
+  const auto add = [&](const std::string& name, bool pass, const std::string& figure, const std::string& caveat = "") {
+    out.push_back({name, pass, figure, caveat});
   };
   const int64_t T = std::max<int64_t>(o.length, 4), D = o.d_model;
   auto cell = build(o, o.seed);
@@ -93,8 +93,9 @@ std::vector<ConformanceCheck> check_cell(const ConformanceOptions& o) {
       state = cell->initial_state(B);
     } catch (const UsageError& e) {
       has_step = false;
-      add("state", true, fmt::format("{} numbers declared, not audited ({})", cell->state_size(), e.what()));
-      add("step", true, "skipped: no step path");
+      add("state", true, fmt::format("{} numbers declared, not audited ({})", cell->state_size(), e.what()),
+          "the state size is declared, not audited");
+      add("step", true, "skipped: no step path", "the step path is not checked");
     }
     if (has_step) {
       const int64_t before = state.numbers_per_sequence();
@@ -124,6 +125,13 @@ std::vector<ConformanceCheck> check_cell(const ConformanceOptions& o) {
         fmt::format("same seed: {}; seed {} vs {}: {}", identical ? "bit-identical" : "DIFFERENT outputs", o.seed,
                     o.seed + 1, differs ? "different outputs" : "IDENTICAL outputs (the seed does not reach the weights)"));
   }
+  return out;
+}
+
+std::string check_caveats(const std::vector<ConformanceCheck>& checks) {
+  std::string out;
+  for (const auto& k : checks)
+    if (k.pass && !k.caveat.empty()) out += (out.empty() ? "" : "; ") + k.caveat;
   return out;
 }
 

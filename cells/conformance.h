@@ -37,6 +37,7 @@ struct ConformanceCheck {
   std::string name;
   bool pass = false;
   std::string figure;  // the measured figure, or why it was skipped
+  std::string caveat;  // a pass that checked less than its name says ("state declared, not audited"), else ""
 };
 
 // Runs every check. A cell that cannot be built throws (UsageError for bad input).
@@ -45,5 +46,7 @@ std::vector<ConformanceCheck> check_cell(const ConformanceOptions& options);
 // Prints one line per check ("  causal       pass  figure") to stdout and returns the failed checks' names,
 // comma-separated ("" when every check passed): check-cell's and score's table.
 std::string print_checks(const std::vector<ConformanceCheck>& checks);
+// The caveats of the passing checks, "; "-joined ("" when every check checked all it says).
+std::string check_caveats(const std::vector<ConformanceCheck>& checks);
 
 }  // namespace rb

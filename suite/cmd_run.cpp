@@ -84,6 +84,10 @@ Plan plan_from_flags(const RunOptions& o) {
   s.cell.name = o.cell;
   s.cell.options = parse_kv(o.cell_opts, "--cell-opt");
   prepare_script_cell(s.cell);
+  // No --d-model: a TorchScript module runs at the width it is built for (check-cell checks at the same one).
+  const bool width_given = std::any_of(o.recipe_flags.begin(), o.recipe_flags.end(),
+                                       [](const CLI::Option* f) { return f->get_name() == "--d-model" && f->count() > 0; });
+  if (const int64_t width = width_given ? 0 : built_width(s.cell); width > 0) s.model.d_model = width;
   s.task.name = o.task;
   s.task.options = parse_kv(o.task_opts, "--task-opt");
   s.train.curriculum_options = parse_kv(o.curriculum_opts, "--curriculum-opt");

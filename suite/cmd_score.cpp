@@ -139,7 +139,9 @@ int run_score(const ScoreOptions& o) {
                        over_budget_hint(cell_name, plan.battery.model.state_budget));
   }
 
-  const std::string out = o.out.empty() ? "results/score-" + fs::path(cell_name).stem().string() : o.out;
+  // results/score-mine for script:mine.pt (no ':' in the folder's name)
+  const std::string plain = is_script_cell(cell_name) ? cell_name.substr(std::string(kScriptCellPrefix).size()) : cell_name;
+  const std::string out = o.out.empty() ? "results/score-" + fs::path(plain).stem().string() : o.out;
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
   double cost = 0;
   std::set<std::string> configs;
@@ -192,7 +194,7 @@ CommandFn add_score_command(CLI::App& sub) {
                  "command), or an in-tree name (recallbench list cells)")
       ->required();
   sub.add_option("--battery", o->battery, "The battery of the board (default leaderboard)");
-  sub.add_option("--out", o->out, "Results directory (default results/score-<cell>; reused when resuming)");
+  sub.add_option("--out", o->out, "Results directory (default results/score-<cell>, e.g. results/score-mine for script:mine.pt; reused when resuming)");
   sub.add_option("--board", o->board,
                  "The stored leaderboard (default: ci/leaderboard/leaderboard.json here, in the checkout recallbench "
                  "was built from, or installed)");

@@ -25,11 +25,10 @@ int run_worker(const WorkerOptions& o) {
   const RunSpec spec = RunSpec::from_json(parsed, "worker --spec");
   if (spec.key() != o.key) throw UsageError("worker: --spec keys to " + spec.key() + ", expected " + o.key);
   const Store store(o.out);
-  int reports = 0;
+  // One line per evaluation: DIR/logs/<run>.log, and the runner's live lines on a terminal, read the latest.
   const json doc = train_run(spec, [&](const TrainProgress& p) {
-    if (++reports % 4 == 0)
-      fmt::print(stderr, "step {:>5}/{}  loss {:.4f}  acc {:.3f}  {:.1f} steps/s\n", p.step, p.steps, p.loss, p.accuracy,
-                 p.steps_per_second);
+    fmt::print(stderr, "step {:>5}/{}  loss {:.4f}  acc {:.3f}  {:.1f} steps/s\n", p.step, p.steps, p.loss, p.accuracy,
+               p.steps_per_second);
   }, o.threads);
   store.write(spec, doc);
   fmt::print(stderr, "done: {}\n", store.result_path(spec).string());

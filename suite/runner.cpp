@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <cstdint>
 #include <deque>
@@ -25,6 +27,7 @@
 #include "core/errors.h"
 #include "core/json_io.h"
 #include "suite/context.h"
+#include "suite/planner.h"
 #include "suite/store.h"
 
 namespace rb {
@@ -89,6 +92,38 @@ std::string tail_of(const fs::path& path, size_t lines) {
   std::string out;
   for (const auto& l : last) out += "    | " + l + "\n";
   return out;
+}
+
+// The last complete line of a worker's log (its latest "step N/M  loss  acc  steps/s"), "" when none yet:
+// reads only the file's last 512 bytes, once a second per running worker.
+std::string last_log_line(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 512);
+  in.seekg(from);
+  std::string tail(static_cast<size_t>(size - from), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<size_t>(in.gcount()));
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  const size_t nl = tail.rfind('\n');
+  return nl == std::string::npos ? (from == 0 ? tail : "") : tail.substr(nl + 1);
+}
+
+// The terminal's width in columns (80 when it cannot be told): the live line is cut to it, so that \r redraws it.
+size_t terminal_columns() {
+  winsize w{};
+  return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 20 ? w.ws_col : 80;
+}
+
+// `text` cut to at most `columns` characters (UTF-8: continuation bytes take no column).
+std::string cut_to_columns(const std::string& text, size_t columns) {
+  size_t used = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++used > columns) return text.substr(0, i);
+  }
+  return text;
 }
 
 struct Worker {
@@ -259,6 +294,7 @@ class Scheduler {
   RunnerSummary run() {
     prepare_store();
     scan_existing();
+    estimate_what_is_left();
     struct sigaction sa{}, old_int{}, old_term{};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
@@ -272,7 +308,7 @@ class Scheduler {
       reap_workers();
       if (running_.empty() && pending_.empty() && !wait_for_others()) break;
       if (tty_ && Clock::now() - last_progress > std::chrono::seconds(1)) {
-        fmt::print(stderr, "\r{}\033[K", progress());
+        draw_live();
         last_progress = Clock::now();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -280,7 +316,7 @@ class Scheduler {
     if (g_interrupted) stop_workers();
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGTERM, &old_term, nullptr);
-    if (tty_) fmt::print(stderr, "\r\033[K");
+    if (tty_) fmt::print(stderr, "\r\033[J");
     sum_.elapsed = elapsed();
     if (!sum_.interrupted) {
       release_stale_locks();
@@ -296,14 +332,43 @@ class Scheduler {
   std::string progress() const {
     const double e = elapsed();
     const size_t left = sum_.total - done() - sum_.failed;
-    // Throughput so far (runs this process trained per second, all workers together) times what is left.
-    const double eta = sum_.trained > 0 ? e / static_cast<double>(sum_.trained) * static_cast<double>(left) : -1.0;
+    // Throughput so far (runs this process trained per second, all workers together) times what is left; before
+    // the first run ends, the plan's estimate (suite/planner.h: an upper bound, runs that lock in stop early).
+    std::string eta = "0s";
+    if (left > 0 && sum_.trained > 0)
+      eta = clock_text(e / static_cast<double>(sum_.trained) * static_cast<double>(left));
+    else if (left > 0)
+      eta = "≤" + clock_text(std::max(0.0, estimated_left_ / static_cast<double>(jobs_) - e)) + " (plan estimate)";
     return fmt::format("[{}/{}] locked-in {}  running {}  elapsed {}  ETA {}", done(), sum_.total, sum_.locked_in,
-                       running_.size(), clock_text(e), left == 0 ? "0s" : clock_text(eta));
+                       running_.size(), clock_text(e), eta);
+  }
+
+  // On a terminal, the live area under the finished runs' lines: the progress line, then one line per running
+  // run with its latest step, training loss, held-out accuracy and steps/s, read from its log (the worker
+  // writes them to DIR/logs/<run>.log). Each line is cut to the terminal's width; the cursor goes back to the
+  // area's first line, so the next draw (or note) overwrites it.
+  void draw_live() const {
+    std::vector<std::string> lines{progress()};
+    for (const auto& [pid, w] : running_) {
+      const RunSpec& spec = plan_.runs[w.index];
+      const std::string last = last_log_line(store_.log_path(spec));
+      long long step = 0, steps = 0;
+      double loss = 0, acc = 0, rate = 0;
+      const bool parsed = std::sscanf(last.c_str(), "step %lld/%lld loss %lf acc %lf %lf steps/s", &step, &steps, &loss,
+                                      &acc, &rate) == 5;
+      lines.push_back(parsed ? fmt::format("  {}: step {}/{}  loss {:.4f}  acc {:.3f}  {:.0f} steps/s", run_label(spec),
+                                           step, steps, loss, acc, rate)
+                             : fmt::format("  {}: starting", run_label(spec)));
+    }
+    const size_t cols = terminal_columns();
+    std::string out = "\r";
+    for (auto& line : lines) out += "\033[K" + cut_to_columns(line, cols - 1) + "\n";
+    out += fmt::format("\033[{}A", lines.size());
+    fmt::print(stderr, "{}", out);
   }
 
   void note(const std::string& line) const {
-    if (tty_) fmt::print(stderr, "\r\033[K");
+    if (tty_) fmt::print(stderr, "\r\033[J");  // the live area (draw_live) is cleared, the note printed over it
     fmt::print(stderr, "{}\n", line);
   }
 
@@ -328,6 +393,11 @@ class Scheduler {
       fmt::print(stderr, "removed {} temporary file(s) left by interrupted writers\n", swept);
     sum_.total = slice_.size();
     t0_ = Clock::now();
+  }
+
+  void estimate_what_is_left() {
+    estimated_left_ = 0;
+    for (size_t i : pending_) estimated_left_ += estimate_run_seconds(plan_.runs[i]);
   }
 
   // A valid result recorded by another build (and not kept by --keep-other-builds): not done.
@@ -491,6 +561,7 @@ class Scheduler {
   const int jobs_;
   const std::vector<size_t> slice_;
   const bool tty_;
+  double estimated_left_ = 0;  // the plan's estimate of the runs still to train, core-seconds (the ETA before any ends)
   json plan_json_;
   Clock::time_point t0_ = Clock::now();
   RunnerSummary sum_;

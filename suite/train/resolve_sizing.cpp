@@ -58,6 +58,11 @@ std::vector<std::string> registered_cell_names() {
   return names;
 }
 
+int64_t built_width(const NamedSpec& cell) {
+  if (is_script_cell(cell.name)) throw NeedsLibTorch("only LibTorch can read a TorchScript module's d_model");
+  return 0;
+}
+
 std::vector<CellInfo> cell_catalog(int64_t, int64_t, int64_t) {
   throw NeedsLibTorch("the cell catalog builds every cell");
 }

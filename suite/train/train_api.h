@@ -35,6 +35,11 @@ void set_costing_only(bool on);
 // what a state budget is checked against before any training (suite/planner.h over_budget).
 int64_t state_size_of(const RunSpec& resolved);
 
+// The width a cell's module is built for: a TorchScript cell's int attribute `d_model`; 0 when the cell takes
+// any width (in-tree and plugin cells, a module without the attribute or one that does not load: the run's
+// own checks say why). check-cell and an ad hoc run use it when no --d-model is given, so they agree.
+int64_t built_width(const NamedSpec& cell);
+
 // Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its run document
 // (core/run_document.h, RunDocument::to_json; schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
 // throw: the result says status "diverged" with a message.

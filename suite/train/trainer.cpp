@@ -21,6 +21,7 @@
 #include <mutex>
 #include <set>
 
+#include <torch/script.h>
 #include <torch/torch.h>
 
 #include "cells/catalog.h"
@@ -186,6 +187,18 @@ static std::shared_ptr<Cell> cell_of(const RunSpec& spec, int64_t max_length) {
 
 int64_t state_size_of(const RunSpec& spec) {
   return cell_of(spec, make_task(spec.task.name, spec.task.options)->length())->state_size();
+}
+
+int64_t built_width(const NamedSpec& cell) {
+  if (!is_script_cell(cell.name) || cell.path.empty()) return 0;
+  try {
+    const auto module = torch::jit::load(cell.path);
+    if (!module.hasattr("d_model")) return 0;
+    const auto d = module.attr("d_model");
+    return d.isInt() && d.toInt() > 0 ? d.toInt() : 0;
+  } catch (const c10::Error&) {
+    return 0;  // not loadable: the cell's own construction reports it, with its hint
+  }
 }
 
 RunSpec resolve_spec(RunSpec spec) {

@@ -26,7 +26,7 @@ echo "ok: the example plugin builds against the installed package ($(du -k "$so"
 
 expect 0 "ema " -- --plugin "$so" list cells
 expect 0 "passes every check" -- --plugin "$so" check-cell ema
-expect 0 "state        pass  state_size() 32; carried 32" -- --plugin "$so" check-cell ema
+expect 0 "state        pass  state_size() 64; carried 64" -- --plugin "$so" check-cell ema   # run's default width
 RECALLBENCH_PLUGINS="$so" expect 0 "1 trained" -- run --cell ema --task mqar --pairs 2 --length 16 --vocab 32 \
   --d-model 32 --steps 60 --batch 16 --eval-every 20 --eval-examples 64 --jobs 1 --out "$tmp/runs"
 expect 2 "unknown cell 'ema'" -- check-cell ema

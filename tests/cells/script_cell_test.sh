@@ -43,18 +43,26 @@ PY
 expect 0 "causal       pass" -- check-cell "script:$tmp/cell.pt"
 expect 0 "state        pass  state_size() 1036; carried 1036" -- check-cell "script:$tmp/cell.pt"
 expect 1 "causal       FAIL" -- check-cell "script:$tmp/acausal.pt"
+# One width: check-cell and an ad hoc run both use the module's own d_model when none is given, check-cell
+# --battery the battery's sizes; the summary line carries every caveat of a pass.
+expect 0 "d_model 32 from the module's d_model, budget none" -- check-cell "script:$tmp/cell.pt"
+expect 0 "passes every check, with caveats: no state budget checked" -- check-cell "script:$tmp/cell.pt"
+expect 0 "d_model 32 from battery leaderboard, budget 1024, length 64" -- check-cell "script:$tmp/cell.pt" --battery leaderboard
+expect 0 "d_model 64 from run's default" -- check-cell diag --length 8
 expect 1 "failed: causal" -- check-cell "script:$tmp/acausal.pt"
 tiny=(--task mqar --pairs 2 --length 16 --vocab 32 --d-model 32 --steps 60 --batch 16 --eval-every 20 --eval-examples 64 --jobs 1)
 expect 2 "not causal" -- run --cell "script:$tmp/acausal.pt" "${tiny[@]}" --out "$tmp/refused"
 [ -z "$(ls "$tmp/refused/runs" 2>/dev/null)" ] || { echo "FAIL: a refused cell left runs behind"; fail=1; }
 expect 2 "built for d_model 48, the run's d_model is 32" -- run --cell "script:$tmp/wide.pt" "${tiny[@]}" --out "$tmp/x"
+expect 0 "1 trained" -- run --cell "script:$tmp/wide.pt" --task mqar --pairs 2 --length 16 --vocab 32 --steps 20 \
+  --batch 8 --eval-every 20 --eval-examples 16 --jobs 1 --out "$tmp/own-width"   # no --d-model: the module's 48
 expect 2 "not found" -- run --cell "script:$tmp/missing.pt" "${tiny[@]}" --out "$tmp/x"
 printf 'not a zip' >"$tmp/garbage.pt"
 expect 2 "not a TorchScript module" -- check-cell "script:$tmp/garbage.pt"
 expect 2 "no exported state_size" -- check-cell "script:$tmp/nostate.pt"
 expect 2 "NaN or infinite" -- run --cell "script:$tmp/nan.pt" "${tiny[@]}" --out "$tmp/x"
-expect 1 "finite       FAIL" -- check-cell "script:$tmp/nan.pt"
-expect 1 "shape        FAIL" -- check-cell "script:$tmp/shape.pt"
+expect 1 "finite       FAIL" -- check-cell "script:$tmp/nan.pt" --d-model 32
+expect 1 "shape        FAIL" -- check-cell "script:$tmp/shape.pt" --d-model 32
 
 # Trains; the key carries the content: a copy elsewhere gives the same key, an edited cell a new one; the
 # same seed gives the same run.
