@@ -143,8 +143,7 @@ struct Loaded {
   std::map<std::string, std::map<int64_t, std::vector<double>>> bench;  // name → commit index → samples
 };
 
-std::string config_label(const History& h, const std::string& key, const std::string& latest_commit) {
-  const json doc = h.config_document(latest_commit, key);
+std::string config_label(const json& doc, const std::string& key) {
   if (!doc.is_object() || !doc.contains("cell") || !doc.at("cell").is_string()) return key;
   rb::Config cfg;  // just what the label needs (a stored identity carries no seeds)
   cfg.cell = doc.at("cell").get<std::string>();
@@ -153,8 +152,56 @@ std::string config_label(const History& h, const std::string& key, const std::st
   return cfg.cell + " · " + cfg.task_label();
 }
 
+// The options a config's label leaves out, flattened: "lr" → 0.001 for the recipe, model and cell options (what
+// can tell two configs of one cell and task apart); the last part of the path names it.
+std::map<std::string, json> identity_options(const json& doc) {
+  std::map<std::string, json> out;
+  if (!doc.is_object()) return out;
+  for (const char* part : {"cell_options", "model", "train", "task_options"}) {
+    if (!doc.contains(part) || !doc.at(part).is_object()) continue;
+    const json flat = doc.at(part).flatten();
+    for (const auto& [path, value] : flat.items()) out[std::string(part) + path] = value;
+  }
+  return out;
+}
+
+// Configs whose labels coincide (one cell and task, another learning rate, say) get the options that tell them
+// apart appended, "diag · mqar pairs:8 · lr 0.001", so no two rows of a table read the same.
+void distinguish_labels(std::map<std::string, std::string>& label, const std::map<std::string, json>& docs) {
+  std::map<std::string, std::vector<std::string>> by_label;
+  for (const auto& [key, text] : label) by_label[text].push_back(key);
+  for (const auto& [text, keys] : by_label) {
+    if (keys.size() < 2) continue;
+    std::map<std::string, std::map<std::string, json>> options;
+    std::set<std::string> paths;
+    for (const auto& key : keys) {
+      options[key] = identity_options(docs.at(key));
+      for (const auto& [path, value] : options[key]) paths.insert(path);
+    }
+    std::vector<std::string> differing;
+    for (const auto& path : paths) {
+      const auto value_of = [&](const std::string& key) {
+        const auto it = options[key].find(path);
+        return it == options[key].end() ? json(nullptr) : it->second;
+      };
+      if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return value_of(k) != value_of(keys[0]); }))
+        differing.push_back(path);
+    }
+    for (const auto& key : keys) {
+      std::string& out = label[key];
+      for (const auto& path : differing) {
+        const auto it = options[key].find(path);
+        const json value = it == options[key].end() ? json(nullptr) : it->second;
+        out += fmt::format(" · {} {}", path.substr(path.rfind('/') + 1), value.is_string() ? value.get<std::string>() : value.dump());
+      }
+      if (differing.empty()) out += " · " + key.substr(key.rfind('/') + 1);  // only the key's hash differs
+    }
+  }
+}
+
 Loaded load(const History& h, const std::string& selector) {
   Loaded d;
+  std::map<std::string, json> docs;
   d.commits = h.commits();
   for (size_t i = 0; i < d.commits.size(); ++i) d.index[d.commits[i].hash] = static_cast<int64_t>(i);
   for (auto& o : h.outcomes()) {
@@ -163,14 +210,17 @@ Loaded load(const History& h, const std::string& selector) {
   }
   for (auto it = d.runs.begin(); it != d.runs.end();) {
     const std::string latest = d.commits[static_cast<size_t>(it->second.rbegin()->first)].hash;
-    const std::string label = config_label(h, it->first, latest);
+    json doc = h.config_document(latest, it->first);
+    const std::string label = config_label(doc, it->first);
     if (!selected(selector, it->first, label)) {
       it = d.runs.erase(it);
       continue;
     }
     d.label[it->first] = label;
+    docs[it->first] = std::move(doc);
     ++it;
   }
+  distinguish_labels(d.label, docs);
   for (const auto& b : h.benchmarks())
     if (selected(selector, b.name, b.name)) d.bench[b.name][d.index.at(b.commit)].push_back(b.value);
   return d;
@@ -300,10 +350,10 @@ void add_tests(std::vector<Entry>& entries, size_t si, const Series& s, const st
   }
   const stats::ChangeTest step = stats::step_test(s.groups, 0, n, s.kind, perm);
   entries.push_back({si, judge::ChangeKind::kStep, judge::Design::kCommits, step.split, 0, n, step.p,
-                     permutation_min_p(n, false, perm), step.statistic, n, step});
+                     permutation_min_p(n, false, perm), step.statistic, n, step, {}});
   const stats::ChangeTest trend = stats::trend_test(s.groups, 0, n, s.kind, perm);
   entries.push_back({si, judge::ChangeKind::kDrift, judge::Design::kCommits, n / 2, 0, n, trend.p,
-                     permutation_min_p(n, true, perm), trend.statistic, n, trend});
+                     permutation_min_p(n, true, perm), trend.statistic, n, trend, {}});
 }
 
 // The family's tests and what was found: per test its raw p and minimum attainable p; Tarone's rule with
@@ -403,6 +453,31 @@ void series_changes(Analysis& a, const Series& s, size_t si, const Detection& de
   }
 }
 
+// One change is one entry: a drift of a config (any metric) whose span holds a step of the same config (any
+// metric) is the step seen again over a longer range, and is dropped. series_changes already keeps drifts
+// out of a series that has a step; this applies the rule across a config's metrics.
+void drop_drifts_a_step_explains(Analysis& a) {
+  std::map<std::string, int64_t> position;
+  for (size_t i = 0; i < a.commits.size(); ++i) position[a.commits[i].hash] = static_cast<int64_t>(i);
+  const auto at = [&](const std::string& hash, int64_t fallback) {
+    const auto it = position.find(hash);
+    return it == position.end() ? fallback : it->second;
+  };
+  std::vector<bool> drop(a.changes.size(), false);
+  for (size_t d = 0; d < a.changes.size(); ++d) {
+    const Change& drift = a.changes[d];
+    if (drift.kind != judge::ChangeKind::kDrift) continue;
+    const int64_t lo = at(drift.first_commit, drift.index), hi = at(drift.last_commit, drift.index);
+    for (const Change& step : a.changes)
+      if (step.kind == judge::ChangeKind::kStep && step.series == drift.series && step.index >= lo && step.index <= hi)
+        drop[d] = true;
+  }
+  std::vector<Change> kept;
+  for (size_t i = 0; i < a.changes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(a.changes[i]));
+  a.changes = std::move(kept);
+}
+
 void find_changes(Analysis& a, const std::vector<Series>& series, const AnalysisOptions& options) {
   const Detection det = detect(series, options.alpha, options.permutation);
   a.tests = static_cast<int64_t>(det.entries.size());
@@ -417,6 +492,7 @@ void find_changes(Analysis& a, const std::vector<Series>& series, const Analysis
                            needed_to_reach(t, level, det.perm)});
   }
   for (size_t s = 0; s < series.size(); ++s) series_changes(a, series[s], s, det, options.alpha, det.perm);
+  drop_drifts_a_step_explains(a);
   std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
     return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
   });

@@ -25,6 +25,16 @@ struct BaselineOptions {
   bool allow_partial = false;
 };
 
+// Whether `path` lies in a git checkout (a .git in one of its folders): only then is "git add" the next step.
+bool inside_git_checkout(const std::string& path) {
+  std::error_code ec;
+  for (auto dir = std::filesystem::absolute(path, ec).parent_path(); !ec && !dir.empty(); dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / ".git", ec)) return true;
+    if (dir == dir.root_path()) break;
+  }
+  return false;
+}
+
 int run_update(const BaselineOptions& o) {
   if (!std::regex_match(o.battery, std::regex("[A-Za-z0-9_.-]+")))
     throw UsageError("baseline name got '" + o.battery + "', expected letters, digits, '.', '_' or '-'",
@@ -43,11 +53,13 @@ int run_update(const BaselineOptions& o) {
                      "finish them with the same run command, or pass --allow-partial to record only the runs present");
   const std::string out = o.out.empty() ? "ci/baselines/" + o.battery + ".json" : o.out;
   std::set<std::string> before;
+  enum class Previous { kNone, kRead, kUnreadable } previous = Previous::kNone;
   if (std::filesystem::exists(out)) {
     try {
       for (const auto& c : reports::read_baseline(out).configs) before.insert(c.key);
+      previous = Previous::kRead;
     } catch (const UsageError&) {
-      // An unreadable old baseline is simply replaced.
+      previous = Previous::kUnreadable;  // an unreadable old baseline is replaced, and the message says so
     }
   }
   write_json_atomic(out, reports::baseline_json(runs, o.battery));
@@ -60,13 +72,16 @@ int run_update(const BaselineOptions& o) {
   }
   int64_t removed = 0;
   for (const auto& k : before) removed += now.count(k) ? 0 : 1;
-  fmt::print("wrote {}: {} configs, {} runs from {} (commit {}); {} new, {} dropped since the previous baseline\n", out,
-             runs.configs.size(), runs.run_count, runs.source,
-             string_or(runs.context, "git_commit", "unknown"), added, removed);
+  const std::string since = previous == Previous::kRead
+                                ? fmt::format("{} new, {} dropped since the previous baseline", added, removed)
+                            : previous == Previous::kUnreadable ? "it replaces an unreadable file"
+                                                                : "a new baseline (there was none)";
+  fmt::print("wrote {}: {} configs, {} runs from {} (commit {}); {}\n", out, runs.configs.size(), runs.run_count,
+             runs.source, string_or(runs.context, "git_commit", "unknown"), since);
   if (!runs.missing_planned.empty())
     fmt::print("warning: recorded without {} planned run(s) (--allow-partial)\n", runs.missing_planned.size());
   if (failed) fmt::print("warning: {} runs did not finish normally (diverged or error); they count as not locked in\n", failed);
-  fmt::print("review it and commit it: git add {}\n", out);
+  if (inside_git_checkout(out)) fmt::print("review it and commit it: git add {}\n", out);
   return kExitOk;
 }
 

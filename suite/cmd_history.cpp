@@ -5,13 +5,14 @@
 //   recallbench history export [--out FILE] [--db F]
 //   recallbench history log [--config SEL] [--metric lock-in|time|recall|speed]
 //   recallbench history changes [--config SEL] [--alpha A] [--json]
-//   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]
+//   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]   (default: history-report/)
 //   recallbench history report --document F [--html F] [--md F]   re-render a trend document written by --json
 // The database: --db, else $RECALLBENCH_HISTORY, else .recallbench/history.sqlite (current directory).
 // Exit codes: 0 ok (with or without changes found), 2 bad input (nothing written), 4 internal error.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -202,9 +203,15 @@ int render_history_document(const HistoryOptions& o) {
   return kExitOk;
 }
 
-int run_history_report(const HistoryOptions& o) {
-  if (o.html.empty() && o.md.empty() && o.json.empty())
-    throw UsageError("history report: nothing to write", "pass --html FILE, --md FILE and/or --json FILE");
+int run_history_report(HistoryOptions o) {
+  // Without an output named, as `report DIR`: every form into a folder, history-report/ here (--document: the
+  // pages only, the document being the JSON form).
+  if (o.html.empty() && o.md.empty() && o.json.empty()) {
+    std::filesystem::create_directories("history-report");
+    o.html = "history-report/history.html";
+    o.md = "history-report/history.md";
+    if (o.document.empty()) o.json = "history-report/history.json";
+  }
   if (!o.document.empty()) return render_history_document(o);
   history::History h(history::resolve_database(o.db), history::History::Mode::kRead);
   const auto opts = analysis_options(o, true);
@@ -249,6 +256,7 @@ CommandFn add_history_command(CLI::App& s) {
   add_db_option(ch, *o);
   auto* rep = s.add_subcommand("report", "Trend pages: per config, lock-in, time to lock-in, recall and kernel speed "
                                          "per commit, with change points marked");
+  rep->footer("Without --html, --md or --json it writes history-report/history.{html,md,json} in the current directory.");
   rep->add_option("--html", o->html, "Write the self-contained HTML page here");
   rep->add_option("--md", o->md, "Write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)");
   rep->add_option("--json", o->json, "Write the trend document here");

@@ -257,9 +257,30 @@ try:
     pbase = os.path.join(tmp, "partial_base.json")
     run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, expect=2, contains="--allow-partial")
     check(not os.path.exists(pbase), "a refused baseline update wrote a file")
-    run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, "--allow-partial",
-        contains="recorded without 2 planned run(s)")
+    p = run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, "--allow-partial",
+            contains="recorded without 2 planned run(s)")
+    # Issue 47: a first baseline says so (no "0 dropped since the previous baseline"), and "git add" is only
+    # suggested for a file inside a git checkout (tmp is not one).
+    check("a new baseline (there was none)" in p.stdout and "git add" not in p.stdout,
+          "baseline update --out outside a checkout:\n" + p.stdout)
+    p = run("baseline", "update", "tiny", "--results", partial_b, "--out", pbase, "--allow-partial")
+    check("0 new, 0 dropped since the previous baseline" in p.stdout, "a baseline replaced:\n" + p.stdout)
+    in_repo = os.path.join(repo, "tiny.json")
+    run("baseline", "update", "tiny", "--results", partial_b, "--out", in_repo, "--allow-partial",
+        contains="git add " + in_repo)
     run("baseline", "show", pbase, contains="mqar")
+
+    # Issue 47: configs that differ only in their recipe (a learning rate) are labelled by what differs.
+    dbl = os.path.join(tmp, "lr.sqlite")
+    lines = []
+    for key, lr in (("k1", 0.001), ("k3", 0.003)):
+        for seed in range(3):
+            lines.append(dict(good, config=key, seed=seed))
+        doc = {"cell": "diag", "task": "mqar", "task_options": {"pairs": 4}, "train": {"lr": lr, "steps": 100}}
+        lines.append({"commit": "abc1", "date": "2026-01-01", "config": key, "config_document": doc})
+    run("history", "import", "-", "--db", dbl, stdin="".join(json.dumps(l) + "\n" for l in lines))
+    log = run("history", "log", "--db", dbl).stdout
+    check("lr 0.001" in log and "lr 0.003" in log, "configs differing in lr share a label:\n" + log)
 
     # Changes on a simulated lock-in drop at commit 17 of 30.
     sim = subprocess.run([sys.executable, SIMULATE, "lockin"], check=True, capture_output=True, text=True).stdout
@@ -275,6 +296,29 @@ try:
     doc = json.load(open(js))
     check(doc["kind"] == "recallbench.history_report" and len(doc["commits"]) == 30, "trend document")
     check(commits[16][:7] in open(html).read(), "the trend page does not name the change's commit")
+    # Issue 47: without an output named, `history report` writes every form into history-report/ here.
+    here = os.path.join(tmp, "here")
+    os.mkdir(here)
+    p = subprocess.run([RB, "history", "report", "--db", db3], capture_output=True, text=True, cwd=here)
+    check(p.returncode == 0 and all(os.path.isfile(os.path.join(here, "history-report", "history." + e))
+                                    for e in ("html", "md", "json")), "history report default outputs: " + p.stderr)
+    # Issue 47: one change is one entry: no drift of a config spans a step of the same config (in any metric).
+    # Both histories had one (a lock-in step with a time drift over it; a lock-in and a time step with a recall
+    # drift over them) before drifts were dropped across a config's metrics.
+    for scenario, extra in (("lockin", ["--commits", "8", "--at", "5", "--seeds", "20", "--seed", "2", "--same-seeds"]),
+                            ("lockin", ["--commits", "12", "--at", "7", "--seeds", "20", "--seed", "1"])):
+        sim8 = subprocess.run([sys.executable, SIMULATE, scenario, *extra], check=True,
+                              capture_output=True, text=True).stdout
+        db8 = os.path.join(tmp, "%s-%s.sqlite" % (scenario, extra[1]))
+        run("history", "import", "-", "--db", db8, stdin=sim8)
+        order = [json.loads(l)["commit"] for l in sim8.splitlines() if '"subject"' in l]
+        found = json.loads(run("history", "changes", "--json", "--db", db8).stdout)
+        check(any(x["kind"] == "step" for x in found), "%s %s: the planted step is not found: %s" % (scenario, extra, found))
+        for d in (x for x in found if x["kind"] == "drift"):
+            lo, hi = (order.index(d.get(f, d["commit"])) for f in ("first_commit", "last_commit"))
+            steps = [x for x in found if x["kind"] == "step" and x["config"] == d["config"]
+                     and lo <= order.index(x["commit"]) <= hi]
+            check(not steps, "%s %s: a drift over commits %d-%d repeats a step: %s" % (scenario, extra, lo + 1, hi + 1, found))
 finally:
     shutil.rmtree(tmp)
 
