@@ -170,4 +170,18 @@ if [ -w /dev/full ]; then
     fi
   done
 fi
+# Issue 47: plan reads run's flags, so it plans (and costs) any ad hoc run; a run file's spec runs again with
+# --spec (the same key: already done), on other seeds with --seeds.
+expect 0 "battery adhoc: 3 runs (1 configs x 3 seeds).*estimated" -- plan --cell diag --task mqar --pairs 2 --length 16 --steps 20 --seeds 0-2
+expect 2 "need 4·pairs ≤ length" -- plan --cell diag --task mqar --pairs 40 --length 64
+expect 2 "--lr applies to --cell/--task runs" -- plan --battery smoke --lr 1e-3
+expect 0 "1 trained" -- run --cell diag --task mqar --pairs 2 --length 16 --steps 20 --seeds 0 --jobs 1 --out "$tmp/again"
+runfile=$(ls "$tmp"/again/runs/*.json | head -1)
+key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["key"])' "$runfile")
+expect 0 "$key" -- plan --spec "$runfile"
+expect 0 "0 trained, 1 already done" -- run --spec "$runfile" --out "$tmp/again"
+expect 0 "battery adhoc: 2 runs" -- plan --spec "$runfile" --seeds 4-5
+expect 2 "--spec cannot be combined with --cell" -- run --spec "$runfile" --cell diag --out "$tmp/again"
+expect 2 "--lr cannot be combined with --spec" -- run --spec "$runfile" --lr 1e-3 --out "$tmp/again"
+expect 2 "--battery cannot be combined with --spec" -- plan --spec "$runfile" --battery smoke
 exit $fail
