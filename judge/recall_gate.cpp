@@ -29,14 +29,9 @@ std::string identity(const Config& c) {
 
 std::string differing_fields(const json& a, const json& b) {
   std::string out;
-  std::set<std::string> keys;
-  for (const auto& [k, v] : a.items()) keys.insert(k);
-  for (const auto& [k, v] : b.items()) keys.insert(k);
-  for (const auto& k : keys) {
-    const json va = a.contains(k) ? a.at(k) : json(nullptr);
-    const json vb = b.contains(k) ? b.at(k) : json(nullptr);
-    if (va != vb) out += fmt::format("{}{}: baseline {}, current {}", out.empty() ? "" : "; ", k, va.dump(), vb.dump());
-  }
+  for (const auto& d : recipe_difference(a, b))
+    out += fmt::format("{}{}: baseline {}, current {}", out.empty() ? "" : "; ", d.field, d.baseline.dump(),
+                       d.current.dump());
   return out;
 }
 
@@ -90,6 +85,48 @@ stats::SeedPlan plan_seeds(double hi, double lo, double target, double level, in
 }
 
 }  // namespace
+
+std::vector<RecipeField> recipe_difference(const json& a, const json& b) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  std::vector<RecipeField> out;
+  for (const auto& k : keys) {
+    json va = a.contains(k) ? a.at(k) : json(nullptr);
+    json vb = b.contains(k) ? b.at(k) : json(nullptr);
+    if (va != vb) out.push_back({k, std::move(va), std::move(vb)});
+  }
+  return out;
+}
+
+std::vector<Config> pair_across_recipes(const std::vector<Config>& baseline, const std::vector<Config>& current,
+                                        std::vector<RecipePair>& pairs) {
+  std::set<std::string> base_keys, cur_keys;
+  for (const auto& c : baseline) base_keys.insert(c.key);
+  for (const auto& c : current) cur_keys.insert(c.key);
+  std::vector<Config> out = baseline;
+  for (auto& base : out) {
+    if (cur_keys.count(base.key)) continue;
+    std::vector<const Config*> partners;
+    for (const auto& cur : current)
+      if (!base_keys.count(cur.key) && identity(cur) == identity(base) && cur.state_budget == base.state_budget)
+        partners.push_back(&cur);
+    if (partners.empty()) continue;
+    const std::string what = fmt::format("{} on {}", base.cell, base.task_label());
+    if (partners.size() > 1)
+      throw UsageError(fmt::format("--across-recipes: {} has {} current configs of other recipes ({} and {}), expected "
+                                   "one to pair with", what, partners.size(), partners[0]->key, partners[1]->key),
+                       "compare one recipe at a time: run each into its own results folder");
+    const Config& cur = *partners.front();
+    if (cur.step_budget() != base.step_budget())
+      throw UsageError(fmt::format("--across-recipes: {} has a step budget of {} in the baseline and {} in the "
+                                   "current results", what, base.step_budget(), cur.step_budget()),
+                       "time to lock-in is censored at each side's budget: A/B recipes with the same --steps");
+    pairs.push_back({base.key, cur.key, recipe_difference(base.train(), cur.train())});
+    base.key = cur.key;
+  }
+  return out;
+}
 
 void check_comparable(const std::vector<Config>& baseline, const std::vector<Config>& current) {
   std::set<std::string> base_keys, cur_keys;
@@ -725,10 +762,13 @@ void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptio
 
 Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current, const GateOptions& o) {
   check_gate_options(o);
-  check_comparable(baseline, current);
   Comparison cmp;
   cmp.options = o;
-  match(cmp, baseline, current);
+  if (o.across_recipes)
+    cmp.rekeyed_baseline = std::make_shared<const std::vector<Config>>(pair_across_recipes(baseline, current, cmp.recipe_pairs));
+  const std::vector<Config>& base = o.across_recipes ? *cmp.rekeyed_baseline : baseline;
+  check_comparable(base, current);
+  match(cmp, base, current);
 
   // A config whose identity changed is not tested (unless allowed): its numbers belong to another model.
   std::vector<ConfigComparison*> tested;

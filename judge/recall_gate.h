@@ -37,6 +37,9 @@ struct GateOptions {
   bool allow_data_change = false;   // compare configs whose task or data stream changed anyway (flagged);
                                     // seeds that are not independent are never compared
   bool power_analysis = false;    // also compute each config's detectable effects (DetectableEffect)
+  // An A/B of a training recipe: a baseline config and a current one of the same cell, task, model and state
+  // budget but another recipe (another key) are paired as one config (pair_across_recipes); off, they are refused.
+  bool across_recipes = false;
   // kPaired: one primary test per config; kUnpaired: the three unpaired tests per config in one family.
   enum class Rule { kPaired, kUnpaired } rule = Rule::kPaired;
   int64_t stage_seeds = 0;        // paired seeds per look of the sequential rule (0: one look of every pair)
@@ -179,8 +182,24 @@ struct ConfigComparison {
 };
 
 // The whole comparison.
+// One field of a training recipe that differs between two paired configs (baseline → current).
+struct RecipeField {
+  std::string field;
+  json baseline, current;
+};
+std::vector<RecipeField> recipe_difference(const json& baseline_train, const json& current_train);
+
+// A baseline config compared with a current config of another recipe (GateOptions::across_recipes).
+struct RecipePair {
+  std::string baseline_key, current_key;
+  std::vector<RecipeField> differences;
+};
+
 struct Comparison {
   GateOptions options;
+  std::vector<RecipePair> recipe_pairs;         // across_recipes: the configs paired across recipes
+  // across_recipes: the re-keyed baseline configs the comparisons point into (shared, so copies stay valid).
+  std::shared_ptr<const std::vector<Config>> rekeyed_baseline;
   std::vector<ConfigComparison> configs;        // matched, sorted by verdict severity then key
   std::vector<std::string> missing_in_current;  // baseline configs the current results lack
   std::vector<std::string> missing_in_baseline; // current configs the baseline lacks (new)
@@ -212,6 +231,13 @@ struct Comparison {
 // Refuses (UsageError naming the field) to compare a baseline config and a current config that are the same
 // cell on the same task but differ in recipe or state budget, when neither has a same-key partner.
 void check_comparable(const std::vector<Config>& baseline, const std::vector<Config>& current);
+
+// The baseline with each config that has no same-key partner in `current` re-keyed to the one current config of
+// the same cell, task, model and state budget and another recipe (also without a partner), and those pairs.
+// UsageError when a config has several such partners, or the two recipes' step budgets differ (each side's
+// time to lock-in is censored at its own budget).
+std::vector<Config> pair_across_recipes(const std::vector<Config>& baseline, const std::vector<Config>& current,
+                                        std::vector<RecipePair>& pairs);
 
 // Compares `current` against `baseline`. UsageError when nothing matches or the two are not comparable.
 Comparison compare(const std::vector<Config>& baseline, const std::vector<Config>& current,

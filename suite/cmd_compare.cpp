@@ -2,7 +2,7 @@
 //
 //   recallbench compare --baseline ci/baselines/smoke.json --current results [--md summary.md]
 //
-// Matches configs by key; each is regression / improvement / no change / inconclusive (judge/recall_gate.h).
+// Matches configs by key (--across-recipes: by cell, task and model, for an A/B of a training option); each is regression / improvement / no change / inconclusive (judge/recall_gate.h).
 // Two Google Benchmark files (recallbench bench --out) go to the speed gate instead (judge/speed_gate.h):
 //   recallbench compare --baseline ci/baselines/bench-smoke.json --current bench.json [--threshold 0.1]
 //   recallbench compare --aa --baseline run1.json --current run2.json      (A/A noise calibration)
@@ -49,6 +49,10 @@ CommandFn add_compare_command(CLI::App& s) {
                   "Benchmark files: divide every time by this benchmark's median in the same file before comparing "
                   "(e.g. ceiling/gemm_fp32/N:512, which recallbench bench measures in every run): cancels machine "
                   "speed drift between the two runs; the reference itself is not gated");
+  sub->add_flag("--across-recipes", o->gate.gate.across_recipes,
+                "An A/B of a training option: pair each baseline config with the current config of the same cell, "
+                "task, model and state budget trained with another recipe (another key), and test it like a "
+                "regression (both sides on the same seeds are paired); the recipes' step budgets must agree");
   sub->add_flag("--aa", o->aa,
                 "Benchmark files: the two are runs of the same build (A/A); report the noise and a threshold");
   return [o]() {

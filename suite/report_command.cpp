@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
@@ -96,7 +99,16 @@ int run_report(const std::string& current_path, const std::string& baseline_path
 
   if (print_configs) print_config_table(runs, cmp);
   print_contrasts(in.contrasts);
-  if (cmp) std::fputs(reports::comparison_text(*cmp, baseline_path).c_str(), stdout);
+  if (cmp) {
+    for (const auto& pair : cmp->recipe_pairs) {
+      std::string what;
+      for (const auto& d : pair.differences)
+        what += fmt::format("{}{} {} -> {}", what.empty() ? "" : ", ", d.field, d.baseline.dump(), d.current.dump());
+      std::printf("across recipes: %s (baseline %s): %s\n", pair.current_key.c_str(), pair.baseline_key.c_str(),
+                  what.empty() ? "same recipe" : what.c_str());
+    }
+    std::fputs(reports::comparison_text(*cmp, baseline_path).c_str(), stdout);
+  }
   else std::printf("verdict: no baseline (results only; pass --baseline FILE to gate)\n");
   for (const auto* p : {&out.html, &out.json, &out.md})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());

@@ -128,4 +128,20 @@ expect 2 "results not found" -- compare --baseline "$tmp/smoke.json" --current "
 mkdir -p "$tmp/empty"
 expect 2 "no run results in" -- report "$tmp/empty"
 expect 2 "expected letters, digits" -- baseline update "../evil" --results "$tmp/base"
+
+# Issue 47: an A/B of a training option. The same cells at lr 0.003 (A) and lr 0.001 (B): refused as
+# different recipes without --across-recipes; with it each config is paired with its other-recipe partner,
+# the differing field is printed, and the paired test decides (lock-in 10/10 -> 2/10 is a regression).
+plant "$tmp/lr_a" diag+conv:10:10:400:0:4096:300:0.003 diag:5:10:400:0:4096:300:0.003
+plant "$tmp/lr_b" diag+conv:2:10:400:0:4096:300:0.001 diag:5:10:400:0:4096:300:0.001
+expect 0 "wrote" -- baseline update smoke --results "$tmp/lr_a" --out "$tmp/lr_a.json"
+expect 0 "wrote" -- baseline update smoke --results "$tmp/lr_b" --out "$tmp/lr_b.json"
+expect 2 "refusing to compare across different training recipes" -- compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b"
+expect 1 "across recipes: mqar/diag+conv/.*lr 0.003 -> 0.001" -- \
+  compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b" --across-recipes
+expect 1 "regression   mqar/diag+conv/" -- compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b" --across-recipes
+expect 0 "no change" -- compare --baseline "$tmp/lr_b.json" --current "$tmp/lr_b" --across-recipes  # same keys: as before
+plant "$tmp/lr_c" diag+conv:10:10:800:0:4096:300:0.001
+expect 2 "step budget of 400 in the baseline and 800" -- \
+  compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_c" --across-recipes
 exit $fail

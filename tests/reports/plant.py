@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Plants run documents in the trainer's format (suite/train/trainer.cpp::train_run) for gate tests.
 
-  plant.py OUT CELL:K:N[:STEPS[:BUDGET[:STATE[:LOCK_STEP]]]] ...
+  plant.py OUT CELL:K:N[:STEPS[:BUDGET[:STATE[:LOCK_STEP[:LR]]]]] ...
 
 writes OUT/runs/<file>.json for N seeds of CELL on mqar (8 pairs, length 64, vocab 256), the first K
 locked in (recall 0.99..1.0), the others not (0.2..0.4). STEPS (default 400) is the recipe's maximum
 steps and BUDGET (default 0) the state budget: both change the config key, as in the real spec hash.
 STATE (default BUDGET or 4096) is the measured state size and LOCK_STEP (default 300) the step at which
-the locked-in seeds lock in: neither changes the key (a changed model, slower learning).
+the locked-in seeds lock in: neither changes the key (a changed model, slower learning). LR (default 0.003) is
+the recipe's learning rate (another recipe: another key).
 """
 import json
 import os
@@ -43,7 +44,8 @@ def main():
         budget = int(parts[4]) if len(parts) > 4 else 0
         state = int(parts[5]) if len(parts) > 5 else (budget or 4096)
         lock_step = int(parts[6]) if len(parts) > 6 else 300
-        train = {"steps": steps, "batch": 64, "lr": 0.003, "weight_decay": 0.1, "warmup": 0.05, "eval_every": 50,
+        lr = float(parts[7]) if len(parts) > 7 else 0.003
+        train = {"steps": steps, "batch": 64, "lr": lr, "weight_decay": 0.1, "warmup": 0.05, "eval_every": 50,
                  "eval_examples": 512, "threshold": 0.99, "curriculum": "none", "curriculum_options": {},
                  "impl": "auto"}
         model = {"d_model": 64, "layers": 2, "state_budget": budget, "mlp": True}
