@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -25,5 +26,16 @@ struct CommandEntry {
 };
 
 using CommandRegistry = Registry<CommandEntry>;
+
+// The commands only recallbench-torch runs (they train, benchmark or build cells), with their one-line help,
+// written once here (suite/cli_main.cpp): each registers with torch_side_help(name), and the front end, which
+// does not link them, lists them in its global --help without loading LibTorch.
+struct TorchSideCommand {
+  const char* name;
+  const char* help;
+  bool hidden = false;  // left out of the global --help (the runner's `worker`)
+};
+const std::vector<TorchSideCommand>& torch_side_commands();
+std::string torch_side_help(const std::string& name);  // RB_ASSERT: a name of the table
 
 }  // namespace rb

@@ -1,9 +1,11 @@
 #include "suite/cli_main.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <string>
 #include <system_error>
@@ -53,6 +55,26 @@ int output_checked(int rc) {
 
 }  // namespace
 
+const std::vector<TorchSideCommand>& torch_side_commands() {
+  static const std::vector<TorchSideCommand> commands{
+      {"bench", "Kernel microbenchmarks: every kernel implementation, forward and forward+backward, tokens/s and FLOP/s, next to its _ref (Google Benchmark JSON)"},
+      {"check-cell", "Check that a cell is a fair entrant: shape, causality, gradients, state, step path, determinism"},
+      {"gate", "Run a battery and gate it on a baseline, adding seeds where the answer is open (sequential paired test)"},
+      {"run", "Train and score runs (a battery, or one cell on one task over seeds)"},
+      {"score", "Score a new cell: check it, plan and confirm, train its leaderboard row, show the board"},
+      {"version", "Print the version and the run context (commit, compiler, LibTorch, BLAS)"},
+      {"worker", "(internal) train one run for the runner", true},
+  };
+  return commands;
+}
+
+std::string torch_side_help(const std::string& name) {
+  for (const auto& c : torch_side_commands())
+    if (name == c.name) return c.help;
+  RB_ASSERT(false, "command '" + name + "' is not in torch_side_commands()");
+  return "";
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{
       "recallbench: trains and scores recurrent cells on matched-state associative-recall tasks, tests\n"
@@ -74,10 +96,21 @@ int run_cli(int argc, char** argv) {
   app.add_option("--plugin", plugin_help,
                  "Load cells from a shared library built against the installed cell API (repeatable; before the "
                  "command; also RECALLBENCH_PLUGINS=a.so:b.so)");
+  // Every command by name: the registered ones, and in the front end, which does not link the torch side's
+  // commands, those listed for the global --help only (never run here: suite/main.cpp hands them over).
+  std::map<std::string, const CommandEntry*> by_name;
+  for (const auto& c : torch_side_commands()) by_name[c.name] = nullptr;
+  for (const auto& entry : CommandRegistry::instance().entries()) by_name[entry.name] = &entry;
   std::vector<std::pair<CLI::App*, CommandFn>> commands;
-  for (const auto& entry : CommandRegistry::instance().entries()) {
-    auto* sub = app.add_subcommand(entry.name, entry.help);
-    commands.emplace_back(sub, entry.add(*sub));
+  for (const auto& [name, entry] : by_name) {
+    if (entry == nullptr) {
+      const auto& listed = torch_side_commands();
+      const bool hidden = std::any_of(listed.begin(), listed.end(), [&](const auto& c) { return c.hidden && name == c.name; });
+      app.add_subcommand(name, torch_side_help(name))->group(hidden ? "" : "Subcommands");
+      continue;
+    }
+    auto* sub = app.add_subcommand(entry->name, entry->help);
+    commands.emplace_back(sub, entry->add(*sub));
   }
   decimal_numbers_only(app);
 

@@ -59,8 +59,6 @@ CommandFn add_bench_command(CLI::App& sub) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, bench,
-            CommandEntry{"bench", "Kernel microbenchmarks: every kernel implementation, forward and forward+backward, "
-                                  "tokens/s and FLOP/s, next to its _ref (Google Benchmark JSON)",
-                         add_bench_command});
+            CommandEntry{"bench", torch_side_help("bench"), add_bench_command});
 
 }  // namespace rb

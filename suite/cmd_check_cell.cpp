@@ -51,7 +51,8 @@ ConformanceCheck learn_check(const NamedSpec& cell, const CheckCellOptions& o) {
           pass ? fmt::format("tiny MQAR (2 pairs, length 16): held-out accuracy {:.3f} at step {} of {}", r.final_accuracy,
                              r.lock_in_step, o.learn_steps)
                : fmt::format("tiny MQAR (2 pairs, length 16): {} accuracy {:.3f} after {} steps (threshold 0.9){}",
-                             run_status_name(r.status), r.final_accuracy, r.steps, r.message.empty() ? "" : ": " + r.message)};
+                             run_status_name(r.status), r.final_accuracy, r.steps, r.message.empty() ? "" : ": " + r.message),
+          ""};
 }
 
 // The sizes to check at, and where the width came from: --battery's model and longest task (what `run
@@ -139,7 +140,6 @@ CommandFn add_check_cell_command(CLI::App& sub) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, check_cell,
-            CommandEntry{"check-cell", "Check that a cell is a fair entrant: shape, causality, gradients, state, step path, determinism",
-                         add_check_cell_command});
+            CommandEntry{"check-cell", torch_side_help("check-cell"), add_check_cell_command});
 
 }  // namespace rb

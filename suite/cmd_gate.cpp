@@ -194,9 +194,6 @@ CommandFn add_gate_command(CLI::App& s) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, gate,
-            CommandEntry{"gate",
-                         "Run a battery and gate it on a baseline, adding seeds where the answer is open "
-                         "(sequential paired test)",
-                         add_gate_command});
+            CommandEntry{"gate", torch_side_help("gate"), add_gate_command});
 
 }  // namespace rb

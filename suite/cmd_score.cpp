@@ -213,7 +213,6 @@ CommandFn add_score_command(CLI::App& sub) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, score,
-            CommandEntry{"score", "Score a new cell: check it, plan and confirm, train its leaderboard row, show the board",
-                         add_score_command});
+            CommandEntry{"score", torch_side_help("score"), add_score_command});
 
 }  // namespace rb

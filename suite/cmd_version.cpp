@@ -20,7 +20,6 @@ CommandFn add_version_command(CLI::App&) {
 }  // namespace
 
 RB_REGISTER(CommandRegistry, version,
-            CommandEntry{"version", "Print the version and the run context (commit, compiler, LibTorch, BLAS)",
-                         add_version_command});
+            CommandEntry{"version", torch_side_help("version"), add_version_command});
 
 }  // namespace rb

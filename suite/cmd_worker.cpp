@@ -39,7 +39,7 @@ int run_worker(const WorkerOptions& o) {
 
 CommandFn add_worker_command(CLI::App& sub) {
   auto o = std::make_shared<WorkerOptions>();
-  sub.group("");  // hidden from --help
+  sub.group("");  // hidden from --help (as listed in suite/cli_main.cpp's torch_side_commands)
   sub.add_option("--out", o->out, "Results directory")->required();
   sub.add_option("--key", o->key, "The run key the spec must have")->required();
   sub.add_option("--spec", o->spec, "The resolved run spec, JSON")->required();
@@ -48,6 +48,6 @@ CommandFn add_worker_command(CLI::App& sub) {
 }
 
 RB_REGISTER(CommandRegistry, worker,
-            CommandEntry{"worker", "(internal) train one run for the runner", add_worker_command});
+            CommandEntry{"worker", torch_side_help("worker"), add_worker_command});
 
 }  // namespace rb

@@ -2,10 +2,11 @@
 // 2 bad input or usage, 3 inconclusive (only when asked to fail on it), 4 internal error.
 //
 // This executable is the front end, linked without LibTorch: the commands that only read and write JSON
-// (stats, report, compare, verify, leaderboard, baseline, sample, history, bisect) and those that plan
-// batteries (plan, merge, slurm: in-tree cells sized by cells/sizing.h) run here and start in 2-20 ms
-// instead of the ~0.36 s that loading LibTorch's shared libraries takes (docs/speed.md). Every other
-// command, the global --help and --version, any invocation with plugins, and a planning command that meets
+// (stats, report, compare, verify, leaderboard, baseline, sample, history, bisect), those that plan
+// batteries (plan, merge, slurm, list batteries: in-tree cells sized by cells/sizing.h) and the global --help
+// and --version run here and start in 2-20 ms instead of the ~0.36 s that loading LibTorch's shared libraries
+// takes (docs/speed.md). Every other command (`version` too: it reports LibTorch's BLAS as loaded), any
+// invocation with plugins, and a planning command that meets
 // a cell only LibTorch can size (NeedsLibTorch: a TorchScript cell) are handed to recallbench-torch
 // (beside this executable) by exec, with the same arguments.
 #include <unistd.h>
@@ -31,6 +32,11 @@ bool runs_here(int argc, char** argv) {
   if (const char* p = std::getenv("RECALLBENCH_PLUGINS"); p && *p) return false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--plugin") == 0 || std::strncmp(argv[i], "--plugin=", 9) == 0) return false;
+  // The global --help and --version alone: answered here (the torch side's commands are listed from
+  // suite/cli.h's table, the version line is made of build constants).
+  if (argc == 2)
+    for (const char* global : {"--help", "-h", "--version"})
+      if (std::strcmp(argv[1], global) == 0) return true;
   return argc > 1 && argv[1][0] != '-' && rb::CommandRegistry::instance().find(argv[1]) != nullptr;
 }
 

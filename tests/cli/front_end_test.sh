@@ -28,7 +28,8 @@ expect 0 "p = 0.100899" -- stats fisher 5 5 5 0
 expect 2 "" -- stats fisher 5 5 5
 expect 0 "Usage: recallbench report" -- report --help
 expect 0 "smoke" -- baseline show "$src/ci/baselines/smoke.json"
-# Commands that need LibTorch are handed over, as are the global flags, unknown names and plugins.
+# Commands that need LibTorch are handed over, as are unknown names and plugins; the global --help and
+# --version are answered here (the torch side's commands listed from suite/cli.h's table).
 expect 0 "Subcommands" -- --help
 expect 0 "diag+conv" -- list cells
 expect 0 "libtorch_version" -- version
@@ -37,7 +38,7 @@ expect 2 "plugin /nonexistent.so: file not found" -- --plugin /nonexistent.so st
 # plan, merge, slurm and list plan batteries without LibTorch, with the keys recallbench-torch computes
 # (`list batteries` costs every preset: 34 s through LibTorch's causality checks, 0.2 s here; issue 46).
 torch_side="$(dirname "$rb")/recallbench-torch"
-for cmd in "plan --battery smoke" "merge --help" "slurm --help" "list batteries" "list tasks"; do
+for cmd in "--help" "--version" "plan --battery smoke" "plan --cell diag --task mqar --pairs 4 --seeds 0-2" "merge --help" "slurm --help" "list batteries" "list tasks"; do
   # shellcheck disable=SC2086  # cmd is a command with its arguments
   if LD_DEBUG=libs "$rb" $cmd 2>&1 | grep -q 'libtorch'; then
     echo "FAIL: $cmd loaded LibTorch"; fail=1
@@ -60,6 +61,10 @@ same_as_torch() {  # same_as_torch ARGS...: output and exit code equal to recall
 for battery in smoke first leaderboard; do same_as_torch plan --battery "$battery" --json; done
 same_as_torch list batteries --json  # the costs, counted on either side
 same_as_torch list kernels           # handed over whole: said once
+same_as_torch --help                 # every command listed, with the torch side's own help lines
+same_as_torch --version
+same_as_torch plan --cell diag+conv --task mqar --pairs 8 --length 64 --seeds 0-4 --lr 1e-3 --specs  # an ad hoc run
+same_as_torch plan --cell diag --task mqar --pairs 0  # refused alike
 same_as_torch plan --battery smoke --specs
 cat >"$tmp/budget.json" <<'JSON'
 {"schema_version": 1, "name": "budgets", "cells": "all", "seeds": "0-1", "state_budget": 700,
