@@ -28,13 +28,14 @@ nlohmann::json parse_kv(const std::vector<std::string>& items, const std::string
 }
 
 // An ad hoc battery of one cell, one task point and one recipe: what `--cell C --task T` and `--spec F` run. The
-// cell and model as given, the task and recipe as resolved (the plan resolves the whole spec again).
-Plan ad_hoc_plan(const RunSpec& given, const RunSpec& resolved, const std::string& description,
+// cell as a battery names it (a TorchScript cell by its file: the plan prepares it again) with the options and
+// model given, the task and recipe as resolved (the plan resolves the whole spec again).
+Plan ad_hoc_plan(const std::string& cell, const RunSpec& given, const RunSpec& resolved, const std::string& description,
                  const std::vector<int64_t>& seeds) {
   Battery b;
   b.name = "adhoc";
   b.description = description;
-  b.cells = {given.cell.name};
+  b.cells = {cell};
   b.cell_options = given.cell.options;
   b.seeds = seeds;
   b.tasks = {BatteryTask{resolved.task.name, resolved.task.options, {}, {}, {}}};
@@ -51,7 +52,8 @@ Plan plan_from_spec_file(const RunPlanFlags& o, bool seeds_given) {
   const RunSpec spec = RunSpec::from_json(spec_json, o.spec_file);
   std::vector<int64_t> seeds = seeds_given ? parse_seeds(o.seeds) : std::vector<int64_t>{spec.seed};
   for (auto& seed : seeds) seed += o.seed_offset;
-  return ad_hoc_plan(spec, resolve_spec(spec), "recallbench run --spec " + o.spec_file, seeds);
+  const std::string cell = is_script_cell(spec.cell.name) ? kScriptCellPrefix + spec.cell.path : spec.cell.name;
+  return ad_hoc_plan(cell, spec, resolve_spec(spec), "recallbench run --spec " + o.spec_file, seeds);
 }
 
 }  // namespace
@@ -163,7 +165,7 @@ Plan plan_from_flags(const RunPlanFlags& o) {
   const RunSpec resolved = resolve_spec(s);
   std::vector<int64_t> seeds = parse_seeds(o.seeds);
   for (auto& seed : seeds) seed += o.seed_offset;
-  return ad_hoc_plan(s, resolved, "recallbench run --cell " + o.cell + " --task " + o.task, seeds);
+  return ad_hoc_plan(o.cell, s, resolved, "recallbench run --cell " + o.cell + " --task " + o.task, seeds);
 }
 
 }  // namespace rb

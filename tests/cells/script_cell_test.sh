@@ -74,6 +74,8 @@ ka=$(ls "$tmp/a/runs"); kb=$(ls "$tmp/b/runs")
 same=$("$py" -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); print(a['curve']==b['curve'] and a['result']['final_accuracy']==b['result']['final_accuracy'])" \
   "$tmp/a/runs/$ka" "$tmp/b/runs/$kb")
 [ "$same" = True ] || { echo "FAIL: the same seed gave a different run"; fail=1; }
+# A TorchScript cell's run file runs again by --spec (its recorded file, the same key: already done).
+expect 0 "0 trained, 1 already done" -- run --spec "$tmp/a/runs/$ka" --jobs 1 --out "$tmp/a"
 (cd "$tmp/moved" && "$py" "$example" cell.pt --key-dim 16 >/dev/null)
 expect 0 "1 trained" -- run --cell "script:$tmp/moved/cell.pt" "${tiny[@]}" --out "$tmp/c"
 kc=$(ls "$tmp/c/runs")
