@@ -309,87 +309,108 @@ json machine_json(const judge::Comparison& c) {
 }
 }  // namespace
 
-json comparison_to_json(const judge::Comparison& c) {
-  json configs = json::array();
-  for (const auto& cc : c.configs) {
-    const Tally b = cc.baseline_tally(), cur = cc.current_tally();
-    const std::string model = model_change_text(cc.model), task = task_change_text(cc.data),
-                      stream = stream_change_text(cc.data), dependent = dependent_seeds_text(cc.data);
-    configs.push_back({
-        {"key", cc.key},
-        {"cell", cc.current->cell},
-        {"task", cc.current->task_label()},
-        {"verdict", verdict_name(cc.verdict)},
-        {"reason", gate_reason(cc, c.options)},
-        {"model_change", model.empty() ? json(nullptr) : json(model)},
-        {"task_change", task.empty() ? json(nullptr) : json(task)},
-        {"data_stream_change", stream.empty() ? json(nullptr) : json(stream)},
-        {"dependent_seeds", dependent.empty() ? json(nullptr) : json(dependent)},
-        {"data_checked", cc.data.checked},
-        {"baseline",
-         {{"locked_in", b.k}, {"seeds", b.n}, {"median_recall", cc.recall_baseline()},
-          {"state_size", cc.baseline->state_size}, {"parameters", cc.baseline->parameters},
-          {"architecture", cc.baseline->architecture}, {"eval_fingerprint", cc.baseline->eval_fingerprint},
-          {"steps_to_lock_in_median", json_number(cc.median_time_baseline())},
-          {"steps_to_lock_in_restricted_mean", cc.time_baseline()}}},
-        {"current",
-         {{"locked_in", cur.k}, {"seeds", cur.n}, {"median_recall", cc.recall_current()},
-          {"state_size", cc.current->state_size}, {"parameters", cc.current->parameters},
-          {"architecture", cc.current->architecture}, {"eval_fingerprint", cc.current->eval_fingerprint},
-          {"steps_to_lock_in_median", json_number(cc.median_time_current())},
-          {"steps_to_lock_in_restricted_mean", cc.time_current()}}},
-        {"lock_in_rate_change", cc.rate_change()},
-        {"recall_change", cc.recall_change()},
-        {"step_budget", cc.budget},
-        {"time_to_lock_in_ratio", cc.time_ratio()},
-        {"p",
-         {{"lock_in_drop", cc.lock_in_drop.p}, {"lock_in_rise", cc.lock_in_rise.p},
-          {"recall_drop", cc.recall_drop.p}, {"recall_rise", cc.recall_rise.p},
-          {"slower", cc.slower.p}, {"faster", cc.faster.p}}},
-        {"p_adjusted",
-         {{"lock_in_drop", cc.lock_in_drop.p_adjusted}, {"lock_in_rise", cc.lock_in_rise.p_adjusted},
-          {"recall_drop", cc.recall_drop.p_adjusted}, {"recall_rise", cc.recall_rise.p_adjusted},
-          {"slower", cc.slower.p_adjusted}, {"faster", cc.faster.p_adjusted}}},
-        {"primary", primary_json(cc)},
-        {"min_attainable_p", cc.min_attainable_p},
-        {"level_needed", cc.level_needed},
-        {"detectable",
-         c.options.power_analysis
-             ? json{{"power", c.options.target_power}, {"lock_in_from", cc.detectable.lock_in_from},
-                    {"lock_in_to", json_number(cc.detectable.lock_in_to)}, {"slowdown", json_number(cc.detectable.slowdown)},
-                    {"draws", cc.detectable.draws}}
-             : json(nullptr)},
-        {"seeds_needed", cc.planning.seeds > 0 ? json(cc.planning.seeds) : json(nullptr)},
-        {"planned_lock_in", cc.verdict == Verdict::kInconclusive
-                                ? json{{"from", cc.planning.from}, {"to", cc.planning.to}, {"power", cc.planning.power}}
-                                : json(nullptr)},
-    });
-  }
-  const GateCounts counts(c);
-  return {{"verdict", verdict_name(c.verdict())},
-          {"options",
-           {{"alpha", c.options.alpha}, {"min_lock_in_drop", c.options.min_lockin_drop},
-            {"min_recall_drop", c.options.min_recall_drop}, {"min_slowdown", c.options.min_slowdown},
-            {"target_power", c.options.target_power}, {"adjust", stats::adjust_method_name(c.options.adjust)},
-            {"allow_model_change", c.options.allow_model_change}, {"allow_data_change", c.options.allow_data_change},
-            {"rule", c.options.rule == GateOptions::Rule::kPaired ? "paired" : "unpaired"},
-            {"stage_seeds", c.options.stage_seeds}, {"max_stages", c.options.max_stages},
-            {"spending", stats::spending_name(c.options.spending)}, {"futility_p", c.options.futility_p}}},
-          {"tests", c.tests},
-          {"counts",
-           {{"regression", counts.regressions}, {"improvement", counts.improvements},
-            {"inconclusive", counts.inconclusive}, {"below_minimum_effect", counts.below_minimum},
-            {"no_change", counts.unchanged},
-            {"model_changed", counts.model_changed}, {"data_changed", counts.data_changed},
-            {"data_unchecked", c.data_unchecked()}}},
-          {"configs", configs},
-          {"missing_in_current", c.missing_in_current},
-          {"missing_in_baseline", c.missing_in_baseline},
-          {"missing_planned", c.missing_planned},
-          {"machine_difference", machine_json(c)},
-          {"ties", {{"tied", c.ties().tied}, {"pairs", c.ties().pairs}}},
-          {"baseline_context", c.baseline_context}};
+namespace {
+
+json side_json(const Tally& t, double median_recall, const Config& c, double median_time, double restricted_mean) {
+  return {{"locked_in", t.k}, {"seeds", t.n}, {"median_recall", median_recall},
+          {"state_size", c.state_size}, {"parameters", c.parameters},
+          {"architecture", c.architecture}, {"eval_fingerprint", c.eval_fingerprint},
+          {"steps_to_lock_in_median", json_number(median_time)},
+          {"steps_to_lock_in_restricted_mean", restricted_mean}};
 }
 
+json config_comparison_json(const judge::ConfigComparison& cc, const GateOptions& o) {
+  const std::string model = model_change_text(cc.model), task = task_change_text(cc.data),
+                    stream = stream_change_text(cc.data), dependent = dependent_seeds_text(cc.data);
+  const auto text_or_null = [](const std::string& text) { return text.empty() ? json(nullptr) : json(text); };
+  const auto tests = [&](double judge::TestResult::*field) {
+    return json{{"lock_in_drop", cc.lock_in_drop.*field}, {"lock_in_rise", cc.lock_in_rise.*field},
+                {"recall_drop", cc.recall_drop.*field}, {"recall_rise", cc.recall_rise.*field},
+                {"slower", cc.slower.*field}, {"faster", cc.faster.*field}};
+  };
+  return {
+      {"key", cc.key},
+      {"cell", cc.current->cell},
+      {"task", cc.current->task_label()},
+      {"verdict", verdict_name(cc.verdict)},
+      {"reason", gate_reason(cc, o)},
+      {"model_change", text_or_null(model)},
+      {"task_change", text_or_null(task)},
+      {"data_stream_change", text_or_null(stream)},
+      {"dependent_seeds", text_or_null(dependent)},
+      {"data_checked", cc.data.checked},
+      {"baseline", side_json(cc.baseline_tally(), cc.recall_baseline(), *cc.baseline, cc.median_time_baseline(),
+                             cc.time_baseline())},
+      {"current", side_json(cc.current_tally(), cc.recall_current(), *cc.current, cc.median_time_current(),
+                            cc.time_current())},
+      {"lock_in_rate_change", cc.rate_change()},
+      {"recall_change", cc.recall_change()},
+      {"step_budget", cc.budget},
+      {"time_to_lock_in_ratio", cc.time_ratio()},
+      {"p", tests(&judge::TestResult::p)},
+      {"p_adjusted", tests(&judge::TestResult::p_adjusted)},
+      {"primary", primary_json(cc)},
+      {"min_attainable_p", cc.min_attainable_p},
+      {"level_needed", cc.level_needed},
+      {"detectable",
+       o.power_analysis
+           ? json{{"power", o.target_power}, {"lock_in_from", cc.detectable.lock_in_from},
+                  {"lock_in_to", json_number(cc.detectable.lock_in_to)}, {"slowdown", json_number(cc.detectable.slowdown)},
+                  {"draws", cc.detectable.draws}}
+           : json(nullptr)},
+      {"seeds_needed", cc.planning.seeds > 0 ? json(cc.planning.seeds) : json(nullptr)},
+      {"planned_lock_in", cc.verdict == Verdict::kInconclusive
+                              ? json{{"from", cc.planning.from}, {"to", cc.planning.to}, {"power", cc.planning.power}}
+                              : json(nullptr)},
+  };
+}
+
+json options_json(const GateOptions& o) {
+  return {{"alpha", o.alpha}, {"min_lock_in_drop", o.min_lockin_drop},
+          {"min_recall_drop", o.min_recall_drop}, {"min_slowdown", o.min_slowdown},
+          {"target_power", o.target_power}, {"adjust", stats::adjust_method_name(o.adjust)},
+          {"allow_model_change", o.allow_model_change}, {"allow_data_change", o.allow_data_change},
+          {"rule", o.rule == GateOptions::Rule::kPaired ? "paired" : "unpaired"},
+          {"stage_seeds", o.stage_seeds}, {"max_stages", o.max_stages},
+          {"spending", stats::spending_name(o.spending)}, {"futility_p", o.futility_p}};
+}
+
+// compare --across-recipes: which baseline config each current config was paired with, and what differs.
+json recipe_pairs_json(const std::vector<judge::RecipePair>& pairs) {
+  json out = json::array();
+  for (const auto& pair : pairs) {
+    json fields = json::array();
+    for (const auto& d : pair.differences)
+      fields.push_back({{"field", d.field}, {"baseline", d.baseline}, {"current", d.current}});
+    out.push_back({{"key", pair.current_key}, {"baseline_key", pair.baseline_key}, {"differences", fields}});
+  }
+  return out;
+}
+
+}  // namespace
+
+json comparison_to_json(const judge::Comparison& c) {
+  json configs = json::array();
+  for (const auto& cc : c.configs) configs.push_back(config_comparison_json(cc, c.options));
+  const GateCounts counts(c);
+  json out = {{"verdict", verdict_name(c.verdict())},
+              {"options", options_json(c.options)},
+              {"tests", c.tests},
+              {"counts",
+               {{"regression", counts.regressions}, {"improvement", counts.improvements},
+                {"inconclusive", counts.inconclusive}, {"below_minimum_effect", counts.below_minimum},
+                {"no_change", counts.unchanged},
+                {"model_changed", counts.model_changed}, {"data_changed", counts.data_changed},
+                {"data_unchecked", c.data_unchecked()}}},
+              {"configs", configs},
+              {"missing_in_current", c.missing_in_current},
+              {"missing_in_baseline", c.missing_in_baseline},
+              {"missing_planned", c.missing_planned},
+              {"machine_difference", machine_json(c)},
+              {"ties", {{"tied", c.ties().tied}, {"pairs", c.ties().pairs}}},
+              {"baseline_context", c.baseline_context}};
+  if (!c.recipe_pairs.empty()) out["recipe_pairs"] = recipe_pairs_json(c.recipe_pairs);
+  return out;
+}
 
 }  // namespace rb::reports

@@ -139,7 +139,12 @@ expect 0 "wrote" -- baseline update smoke --results "$tmp/lr_b" --out "$tmp/lr_b
 expect 2 "refusing to compare across different training recipes" -- compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b"
 expect 1 "across recipes: mqar/diag+conv/.*lr 0.003 -> 0.001" -- \
   compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b" --across-recipes
-expect 1 "regression   mqar/diag+conv/" -- compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b" --across-recipes
+expect 1 "regression   mqar/diag+conv/" -- compare --baseline "$tmp/lr_a.json" --current "$tmp/lr_b" --across-recipes \
+  --json "$tmp/lr.json"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["comparison"]["recipe_pairs"]; assert len(p) == 2 and p[0]["differences"] == [{"field": "lr", "baseline": 0.003, "current": 0.001}], p' \
+  "$tmp/lr.json" || { echo "FAIL: the report JSON lacks the recipe pairs"; fail=1; }
+python3 "$here/validate_schema.py" "$here/../../reports/schema" report.schema.json "$tmp/lr.json" ||
+  { echo "FAIL: the report JSON with recipe pairs does not validate"; fail=1; }
 expect 0 "no change" -- compare --baseline "$tmp/lr_b.json" --current "$tmp/lr_b" --across-recipes  # same keys: as before
 plant "$tmp/lr_c" diag+conv:10:10:800:0:4096:300:0.001
 expect 2 "step budget of 400 in the baseline and 800" -- \
