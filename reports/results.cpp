@@ -167,36 +167,73 @@ RunSet load_results(const fs::path& path) {
 
 namespace {
 
+// The plan's runs (DIR/plan.json) that have no document among `docs`: said, so that nobody gates on a
+// partial store unknowingly.
+std::vector<std::string> missing_planned_runs(const fs::path& plan_file,
+                                              const std::vector<std::pair<std::string, json>>& docs) {
+  std::vector<std::string> missing;
+  if (!fs::exists(plan_file)) return missing;
+  const json plan = read_json_file(plan_file);
+  std::set<std::string> have;
+  for (const auto& [where, d] : docs)
+    if (d.is_object() && d.contains("key") && d.at("key").is_string()) have.insert(d.at("key").get<std::string>());
+  if (plan.contains("runs") && plan.at("runs").is_array())
+    for (const auto& r : plan.at("runs"))
+      if (r.is_object() && r.contains("key") && r.at("key").is_string() && !have.count(r.at("key").get<std::string>()))
+        missing.push_back(r.at("key").get<std::string>());
+  return missing;
+}
+
+// A results directory: its run documents grouped into configs, its plan and what the plan misses.
+RunSet read_results_directory(const fs::path& path) {
+  std::vector<std::pair<std::string, json>> docs;
+  for (const auto& f : run_files_in(path)) {
+    if (f.filename() == "plan.json" || f.filename() == "aggregate.json" || f.filename().string().rfind("report", 0) == 0)
+      continue;  // the runner's and the reports' own documents, when runs sit directly in DIR
+    docs.emplace_back(f.string(), read_json_file(f));
+  }
+  if (docs.empty())
+    throw UsageError("no run results in " + path.string() + ": got 0 files *.json, expected at least one",
+                     "run `recallbench run ... --out " + path.string() + "` first");
+  RunSet set = group_runs(docs);
+  set.source = path.string();
+  read_plan(path / "plan.json", set);
+  set.missing_planned = missing_planned_runs(path / "plan.json", docs);
+  return set;
+}
+
+// A baseline, report or leaderboard document: its configs (a leaderboard's, every row's), sorted by key.
+RunSet read_config_document(const json& doc, const std::string& where, const std::string& kind) {
+  RunSet set;
+  set.source = where;
+  const auto add_configs = [&](const json& holder, const std::string& at) {
+    const json configs = require_field<json>(holder, "configs", at);
+    if (!configs.is_array()) throw UsageError(at + ": field 'configs' must be an array");
+    for (size_t i = 0; i < configs.size(); ++i) {
+      set.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", at, i)));
+      set.run_count += static_cast<int64_t>(set.configs.back().seeds.size());
+    }
+  };
+  if (kind == "recallbench.leaderboard") {  // every row's configs (a row is one cell's)
+    const json rows = require_field<json>(doc, "rows", where);
+    if (!rows.is_array()) throw UsageError(where + ": field 'rows' must be an array");
+    for (size_t r = 0; r < rows.size(); ++r) add_configs(rows[r], fmt::format("{}: rows[{}]", where, r));
+  } else {
+    add_configs(doc, where);
+  }
+  set.context = doc.value("context", json::object());
+  std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
+  for (size_t i = 1; i < set.configs.size(); ++i)
+    if (set.configs[i].key == set.configs[i - 1].key)
+      throw UsageError(where + ": config " + set.configs[i].key + " appears twice", "restore the file from git");
+  return set;
+}
+
 RunSet read_results(const fs::path& path) {
   if (!fs::exists(path))
     throw UsageError("results not found: " + path.string(),
                      "expected a results directory (recallbench run --out DIR) or a JSON file");
-  if (fs::is_directory(path)) {
-    std::vector<std::pair<std::string, json>> docs;
-    for (const auto& f : run_files_in(path)) {
-      if (f.filename() == "plan.json" || f.filename() == "aggregate.json" || f.filename().string().rfind("report", 0) == 0)
-        continue;  // the runner's and the reports' own documents, when runs sit directly in DIR
-      docs.emplace_back(f.string(), read_json_file(f));
-    }
-    if (docs.empty())
-      throw UsageError("no run results in " + path.string() + ": got 0 files *.json, expected at least one",
-                       "run `recallbench run ... --out " + path.string() + "` first");
-    RunSet set = group_runs(docs);
-    set.source = path.string();
-    read_plan(path / "plan.json", set);
-    // The plan's runs that have no document here: said, so that nobody gates on a partial store unknowingly.
-    if (fs::exists(path / "plan.json")) {
-      const json plan = read_json_file(path / "plan.json");
-      std::set<std::string> have;
-      for (const auto& [where, d] : docs)
-        if (d.is_object() && d.contains("key") && d.at("key").is_string()) have.insert(d.at("key").get<std::string>());
-      if (plan.contains("runs") && plan.at("runs").is_array())
-        for (const auto& r : plan.at("runs"))
-          if (r.is_object() && r.contains("key") && r.at("key").is_string() && !have.count(r.at("key").get<std::string>()))
-            set.missing_planned.push_back(r.at("key").get<std::string>());
-    }
-    return set;
-  }
+  if (fs::is_directory(path)) return read_results_directory(path);
   const json doc = read_json_file(path);
   const std::string where = path.string();
   const std::string kind = kind_of(doc);
@@ -205,31 +242,8 @@ RunSet read_results(const fs::path& path) {
     set.source = where;
     return set;
   }
-  if (kind == "recallbench.baseline" || kind == "recallbench.report" || kind == "recallbench.leaderboard") {
-    RunSet set;
-    set.source = where;
-    const auto add_configs = [&](const json& holder, const std::string& at) {
-      const json configs = require_field<json>(holder, "configs", at);
-      if (!configs.is_array()) throw UsageError(at + ": field 'configs' must be an array");
-      for (size_t i = 0; i < configs.size(); ++i) {
-        set.configs.push_back(config_from_json(configs[i], fmt::format("{}: configs[{}]", at, i)));
-        set.run_count += static_cast<int64_t>(set.configs.back().seeds.size());
-      }
-    };
-    if (kind == "recallbench.leaderboard") {  // every row's configs (a row is one cell's)
-      const json rows = require_field<json>(doc, "rows", where);
-      if (!rows.is_array()) throw UsageError(where + ": field 'rows' must be an array");
-      for (size_t r = 0; r < rows.size(); ++r) add_configs(rows[r], fmt::format("{}: rows[{}]", where, r));
-    } else {
-      add_configs(doc, where);
-    }
-    set.context = doc.value("context", json::object());
-    std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
-    for (size_t i = 1; i < set.configs.size(); ++i)
-      if (set.configs[i].key == set.configs[i - 1].key)
-        throw UsageError(where + ": config " + set.configs[i].key + " appears twice", "restore the file from git");
-    return set;
-  }
+  if (kind == "recallbench.baseline" || kind == "recallbench.report" || kind == "recallbench.leaderboard")
+    return read_config_document(doc, where, kind);
   throw UsageError(where + ": got kind '" + kind + "', expected 'recallbench.run', 'recallbench.baseline', 'recallbench.report' or 'recallbench.leaderboard'");
 }
 
