@@ -170,7 +170,8 @@ std::map<std::string, json> identity_options(const json& doc) {
 void distinguish_labels(std::map<std::string, std::string>& label, const std::map<std::string, json>& docs) {
   std::map<std::string, std::vector<std::string>> by_label;
   for (const auto& [key, text] : label) by_label[text].push_back(key);
-  for (const auto& [text, keys] : by_label) {
+  for (const auto& group : by_label) {
+    const std::vector<std::string>& keys = group.second;  // a named reference: lambdas below capture it
     if (keys.size() < 2) continue;
     std::map<std::string, std::map<std::string, json>> options;
     std::set<std::string> paths;

@@ -105,7 +105,9 @@ int run_cli(int argc, char** argv) {
   for (const auto& [name, entry] : by_name) {
     if (entry == nullptr) {
       const auto& listed = torch_side_commands();
-      const bool hidden = std::any_of(listed.begin(), listed.end(), [&](const auto& c) { return c.hidden && name == c.name; });
+      const std::string& listed_name = name;  // a named reference: the lambda captures it
+      const bool hidden =
+          std::any_of(listed.begin(), listed.end(), [&](const auto& c) { return c.hidden && listed_name == c.name; });
       app.add_subcommand(name, torch_side_help(name))->group(hidden ? "" : "Subcommands");
       continue;
     }
