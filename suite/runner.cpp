@@ -53,12 +53,15 @@ std::string clock_text(double seconds) {
   return fmt::format("{}s", s);
 }
 
-std::string run_label(const RunSpec& s) {
+// "diag+conv mqar length:64 pairs:8": the cell and task point of a run, for its console lines.
+std::string config_label(const RunSpec& s) {
   std::string label = s.cell.name + " " + s.task.name;
   for (const auto& [k, v] : s.task.options.items())
     if (v.is_number_integer() && (k == "pairs" || k == "length")) label += " " + k + ":" + v.dump();
-  return label + " seed " + std::to_string(s.seed);
+  return label;
 }
+
+std::string run_label(const RunSpec& s) { return config_label(s) + " seed " + std::to_string(s.seed); }
 
 // A run writes about 12 KiB (its document and its log, measured on the seed-claims-fair store); below
 // kMinFreeBytes nothing can be written reliably, and a worker that cannot write its result or its log
@@ -356,9 +359,10 @@ class Scheduler {
       double loss = 0, acc = 0, rate = 0;
       const bool parsed = std::sscanf(last.c_str(), "step %lld/%lld loss %lf acc %lf %lf steps/s", &step, &steps, &loss,
                                       &acc, &rate) == 5;
-      lines.push_back(parsed ? fmt::format("  {}: step {}/{}  loss {:.4f}  acc {:.3f}  {:.0f} steps/s", run_label(spec),
-                                           step, steps, loss, acc, rate)
-                             : fmt::format("  {}: starting", run_label(spec)));
+      // The seed and the numbers first, the config last: a line cut to an 80-column terminal keeps what moves.
+      lines.push_back(parsed ? fmt::format("  seed {}: step {}/{}  loss {:.4f}  acc {:.3f}  {:.0f} steps/s  {}", spec.seed,
+                                           step, steps, loss, acc, rate, config_label(spec))
+                             : fmt::format("  seed {}: starting  {}", spec.seed, config_label(spec)));
     }
     const size_t cols = terminal_columns();
     std::string out = "\r";
