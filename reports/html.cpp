@@ -187,25 +187,19 @@ Cell by_cell_cell(const Config& c, const std::map<std::string, judge::Verdict>& 
   return cell;
 }
 
-Group section_by_cell(const RunSet& runs, const std::map<std::string, judge::Verdict>& verdict_of) {
-  std::vector<std::string> columns;
-  std::map<std::pair<std::string, std::string>, const Config*> cell_at;
-  std::set<std::string> cells;
-  for (const auto& c : runs.configs) {
-    std::string col = column_of(c, runs.configs);
-    if (cell_at.count({c.cell, col})) col += " · " + c.key.substr(c.key.size() - 6);
-    if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
-    cell_at[{c.cell, col}] = &c;
-    cells.insert(c.cell);
-  }
-  struct Means {
-    std::string cell;
-    double mean_recall = 0;
-    double mean_rate = 0;
-  };
-  std::vector<Means> rows;
+// A cell's row of the by-cell table: its mean over the columns it has of the median recall and the lock-in rate.
+struct CellMeans {
+  std::string cell;
+  double mean_recall = 0;
+  double mean_rate = 0;
+};
+
+// One row per cell, best mean recall first (ties by name).
+std::vector<CellMeans> cells_by_mean_recall(const std::set<std::string>& cells, const std::vector<std::string>& columns,
+                                            const std::map<std::pair<std::string, std::string>, const Config*>& cell_at) {
+  std::vector<CellMeans> rows;
   for (const auto& cell : cells) {
-    Means r{cell};
+    CellMeans r{cell};
     int n = 0;
     for (const auto& col : columns) {
       auto it = cell_at.find({cell, col});
@@ -221,9 +215,24 @@ Group section_by_cell(const RunSet& runs, const std::map<std::string, judge::Ver
     }
     rows.push_back(r);
   }
-  std::sort(rows.begin(), rows.end(), [](const Means& a, const Means& b) {
+  std::sort(rows.begin(), rows.end(), [](const CellMeans& a, const CellMeans& b) {
     return a.mean_recall != b.mean_recall ? a.mean_recall > b.mean_recall : a.cell < b.cell;
   });
+  return rows;
+}
+
+Group section_by_cell(const RunSet& runs, const std::map<std::string, judge::Verdict>& verdict_of) {
+  std::vector<std::string> columns;
+  std::map<std::pair<std::string, std::string>, const Config*> cell_at;
+  std::set<std::string> cells;
+  for (const auto& c : runs.configs) {
+    std::string col = column_of(c, runs.configs);
+    if (cell_at.count({c.cell, col})) col += " · " + c.key.substr(c.key.size() - 6);
+    if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
+    cell_at[{c.cell, col}] = &c;
+    cells.insert(c.cell);
+  }
+  const std::vector<CellMeans> rows = cells_by_mean_recall(cells, columns, cell_at);
   Group g{Group::Kind::kSection, "by-cell"};
   g.add(Heading{2, "Results by cell"});
   g.add(Paragraph{Inline(kByCellNote).code("recallbench leaderboard").text(" (tested top groups). Click a column to sort."),

@@ -97,6 +97,21 @@ std::string tick_label(double v) {
 
 }  // namespace
 
+namespace {
+
+// A chart's legend: one swatch per distinct series label, in order.
+std::string chart_legend(const std::vector<Series>& series) {
+  std::string items;
+  std::set<std::string> seen;
+  for (const auto& se : series) {
+    if (!seen.insert(se.label).second) continue;
+    items += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", se.color, html_escape(se.label));
+  }
+  return "<div class=\"legend\">" + items + "</div>";
+}
+
+}  // namespace
+
 std::string line_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
                        double hline, bool legend) {
   const double W = 360, H = 220, L = 42, R = 10, T = 10, B = 38;
@@ -149,15 +164,7 @@ std::string line_chart(const std::string& title, const Axis& x, const Axis& y, c
     s += "</g>";
   }
   s += "</svg>";
-  if (legend) {
-    std::string items;
-    std::set<std::string> seen;
-    for (const auto& se : series) {
-      if (!seen.insert(se.label).second) continue;
-      items += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", se.color, html_escape(se.label));
-    }
-    s += "<div class=\"legend\">" + items + "</div>";
-  }
+  if (legend) s += chart_legend(series);
   return s;
 }
 
