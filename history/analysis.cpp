@@ -179,20 +179,18 @@ void distinguish_labels(std::map<std::string, std::string>& label, const std::ma
       options[key] = identity_options(docs.at(key));
       for (const auto& [path, value] : options[key]) paths.insert(path);
     }
+    const auto value_of = [&](const std::string& key, const std::string& path) {
+      const auto it = options[key].find(path);
+      return it == options[key].end() ? json(nullptr) : it->second;
+    };
     std::vector<std::string> differing;
-    for (const auto& path : paths) {
-      const auto value_of = [&](const std::string& key) {
-        const auto it = options[key].find(path);
-        return it == options[key].end() ? json(nullptr) : it->second;
-      };
-      if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return value_of(k) != value_of(keys[0]); }))
+    for (const auto& path : paths)
+      if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return value_of(k, path) != value_of(keys[0], path); }))
         differing.push_back(path);
-    }
     for (const auto& key : keys) {
       std::string& out = label[key];
       for (const auto& path : differing) {
-        const auto it = options[key].find(path);
-        const json value = it == options[key].end() ? json(nullptr) : it->second;
+        const json value = value_of(key, path);
         out += fmt::format(" · {} {}", path.substr(path.rfind('/') + 1), value.is_string() ? value.get<std::string>() : value.dump());
       }
       if (differing.empty()) out += " · " + key.substr(key.rfind('/') + 1);  // only the key's hash differs

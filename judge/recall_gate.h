@@ -181,7 +181,6 @@ struct ConfigComparison {
   int64_t primary_looks() const { return static_cast<int64_t>(sequential.looks.size()); }
 };
 
-// The whole comparison.
 // One field of a training recipe that differs between two paired configs (baseline → current).
 struct RecipeField {
   std::string field;
@@ -195,6 +194,7 @@ struct RecipePair {
   std::vector<RecipeField> differences;
 };
 
+// The whole comparison.
 struct Comparison {
   GateOptions options;
   std::vector<RecipePair> recipe_pairs;         // across_recipes: the configs paired across recipes

@@ -1,6 +1,5 @@
 #include "suite/cli_main.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -98,21 +97,21 @@ int run_cli(int argc, char** argv) {
                  "command; also RECALLBENCH_PLUGINS=a.so:b.so)");
   // Every command by name: the registered ones, and in the front end, which does not link the torch side's
   // commands, those listed for the global --help only (never run here: suite/main.cpp hands them over).
-  std::map<std::string, const CommandEntry*> by_name;
-  for (const auto& c : torch_side_commands()) by_name[c.name] = nullptr;
-  for (const auto& entry : CommandRegistry::instance().entries()) by_name[entry.name] = &entry;
+  struct Listed {
+    const CommandEntry* entry = nullptr;        // registered in this process
+    const TorchSideCommand* torch_side = nullptr;  // else only listed
+  };
+  std::map<std::string, Listed> by_name;
+  for (const auto& c : torch_side_commands()) by_name[c.name].torch_side = &c;
+  for (const auto& entry : CommandRegistry::instance().entries()) by_name[entry.name].entry = &entry;
   std::vector<std::pair<CLI::App*, CommandFn>> commands;
-  for (const auto& [name, entry] : by_name) {
-    if (entry == nullptr) {
-      const auto& listed = torch_side_commands();
-      const std::string& listed_name = name;  // a named reference: the lambda captures it
-      const bool hidden =
-          std::any_of(listed.begin(), listed.end(), [&](const auto& c) { return c.hidden && listed_name == c.name; });
-      app.add_subcommand(name, torch_side_help(name))->group(hidden ? "" : "Subcommands");
+  for (const auto& [name, listed] : by_name) {
+    if (listed.entry == nullptr) {
+      app.add_subcommand(name, listed.torch_side->help)->group(listed.torch_side->hidden ? "" : "Subcommands");
       continue;
     }
-    auto* sub = app.add_subcommand(entry->name, entry->help);
-    commands.emplace_back(sub, entry->add(*sub));
+    auto* sub = app.add_subcommand(listed.entry->name, listed.entry->help);
+    commands.emplace_back(sub, listed.entry->add(*sub));
   }
   decimal_numbers_only(app);
 
