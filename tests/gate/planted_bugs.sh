@@ -31,6 +31,13 @@
 #   false alarm  neutral and exit 1 or 2
 #   pass         neutral and exit 0 or 3
 #   error        exit 4, or `run` failed;   patch failed / build failed: as said
+# and, under the totals, the false-alarm rate of the neutral rows with its exact 95% interval: over the
+# replicated numerical perturbations (the A/A of the paired sequential gate: each such run redraws the seeds'
+# outcomes the way a neutral numerical commit does, paired with the baseline's same seeds) and over every
+# neutral row. --aa is the A/A of the unpaired path instead (fresh seeds, nothing to pair).
+#
+# MANIFEST's optional fourth column lists replicate values (comma-separated): the mutation then runs once per
+# value, as NAME@VALUE, with @R@ in its patch (and description) replaced by the value.
 # and the per-config lines of the report's comparison that are not "no change". OUT.md is rewritten after
 # every mutation, so an interrupted run leaves the rows so far.
 #
@@ -70,24 +77,37 @@ mkdir -p "$(dirname "$out")" || die "cannot create the folder of $out"
 
 # --- the mutations (or the A/A rows) ----------------------------------------------------------------
 mutations_dir="$repo/tests/gate/mutations"
-names=() expects=() descs=()
+names=() expects=() descs=() values_of=()
 if [ "$aa" -gt 0 ]; then
   for ((i = 1; i <= aa; i++)); do
-    names+=("aa-$((i * 1000))") expects+=(neutral) descs+=("unmutated tree, every seed shifted by $((i * 1000)) (run --seed-offset)")
+    values_of+=("") names+=("aa-$((i * 1000))") expects+=(neutral) descs+=("unmutated tree, every seed shifted by $((i * 1000)) (run --seed-offset)")
   done
 else
   [ -f "$mutations_dir/MANIFEST" ] || die "no $mutations_dir/MANIFEST"
   declare -A wanted=()
   if [ -n "$only" ]; then IFS=, read -r -a only_list <<<"$only"; for n in "${only_list[@]}"; do wanted[$n]=1; done; fi
   declare -A known=()
-  while IFS=$'\t' read -r name expect desc; do
+  while IFS=$'\t' read -r name expect desc values; do
     [ -z "$name" ] || [[ "$name" == \#* ]] && continue
     [[ "$expect" == harmful || "$expect" == neutral ]] ||
       die "MANIFEST: $name: expected effect '$expect', expected harmful or neutral"
     [ -f "$mutations_dir/$name.patch" ] || die "MANIFEST: $name: no $mutations_dir/$name.patch"
+    if [ -n "$values" ]; then
+      grep -q '@R@' "$mutations_dir/$name.patch" || die "MANIFEST: $name: replicate values given, but its patch has no @R@"
+    else
+      ! grep -q '@R@' "$mutations_dir/$name.patch" || die "MANIFEST: $name: its patch has @R@, but no replicate values"
+    fi
     known[$name]=1
     if [ -n "$only" ] && [ -z "${wanted[$name]:-}" ]; then continue; fi
-    names+=("$name") expects+=("$expect") descs+=("$desc")
+    if [ -z "$values" ]; then
+      names+=("$name") expects+=("$expect") descs+=("$desc") values_of+=("")
+      continue
+    fi
+    IFS=, read -r -a vals <<<"$values"
+    for v in "${vals[@]}"; do
+      [[ "$v" =~ ^[A-Za-z0-9.+-]+$ ]] || die "MANIFEST: $name: replicate value '$v' (expected a number or a word)"
+      names+=("$name@$v") expects+=("$expect") descs+=("${desc//@R@/$v} (replicate @R@ = $v)") values_of+=("$v")
+    done
   done <"$mutations_dir/MANIFEST"
   for n in "${!wanted[@]}"; do
     [ -n "${known[$n]:-}" ] || die "--only: no mutation '$n' in MANIFEST (have: $(printf '%s\n' "${!known[@]}" | sort | tr '\n' ' '))"
@@ -217,6 +237,20 @@ lines += ["", f"**Totals:** harmful {count('caught')}/{harmful} caught, {count('
               f"neutral {count('pass')}/{neutral} passed, {count('false alarm')} false alarm(s); "
               f"{count('patch failed')} patch failed, {count('build failed')} build failed, {count('error')} error(s). "
               f"**{'ACCEPTED' if ok and done == total else 'NOT ACCEPTED' if not ok else 'so far accepted'}**", ""]
+# The A/A of the paired sequential gate: the neutral rows run as replicates (numerical perturbations, each at
+# several values), and every neutral row; each with its exact (Clopper-Pearson) 95% interval.
+sys.path.insert(0, os.path.join(env["PB_REPO"], "tests", "history"))
+from scipy_free_stats import clopper_pearson
+for what, rows in (("neutral numerical perturbations (replicated)", [i for i in range(done) if expects[i] == "neutral" and "@" in names[i]]),
+                   ("every neutral row", [i for i in range(done) if expects[i] == "neutral"])):
+    decided = [i for i in rows if outcomes[i] in ("pass", "false alarm")]
+    if decided:
+        k, n = sum(outcomes[i] == "false alarm" for i in decided), len(decided)
+        lo, hi = clopper_pearson(k, n)
+        bases = len({names[i].split("@")[0] for i in decided})
+        lines.append(f"**False alarms, {what}:** {k}/{n} runs ({bases} perturbation(s)), rate {k / n:.3f}, "
+                     f"95% exact interval {lo:.3f}–{hi:.3f}.")
+lines.append("")
 lines += [f"- commit: `{env['PB_COMMIT']}` ({env['PB_REPO']})",
           f"- battery: `{env['PB_BATTERY']}`; baseline: `{env['PB_BASELINE']}` (recorded at commit `{env['PB_BASELINE_COMMIT']}`)",
           f"- gate flags: `{env.get('GATE_ARGS') or '(none)'}`; work directory: `{env['PB_WORK']}`",
@@ -266,7 +300,11 @@ for ((i = 0; i < total; i++)); do
   exit_code="–" verdict="" details="" outcome="" tb=0 tr=0 tp=0
   t0=$(date +%s)
   if [ "$aa" -eq 0 ]; then
-    patch="$mutations_dir/$name.patch"
+    patch="$mutations_dir/${name%@*}.patch"
+    if [ -n "${values_of[$i]}" ]; then  # a replicate: the patch with its value in place of @R@
+      sed "s/@R@/${values_of[$i]}/g" "$patch" >"$work/replicate.patch" || die "cannot write $work/replicate.patch" 4
+      patch="$work/replicate.patch"
+    fi
     if ! gapply --check "$patch" >"$logs/$name.patch.log" 2>&1; then
       outcome="patch failed" verdict="patch does not apply"
       details="$(head -c 300 "$logs/$name.patch.log")"
