@@ -24,7 +24,7 @@ SizingInput sizing_input(const CellConfig& config) {
 
 CellEntry cell_entry(const std::string& name, std::function<std::shared_ptr<Cell>(const CellConfig&)> make) {
   const CellSizing* s = find_cell_sizing(name);
-  RB_ASSERT(s != nullptr, "cell " + name + " has no entry in cells/sizing.cpp");
+  RB_ASSERT(s != nullptr, "cell " + name + " has no sizing entry (RB_CELL_SIZINGS in its folder's sizing.cpp)");
   return CellEntry{name, s->description, s->knobs, s->defaults, std::move(make)};
 }
 

@@ -75,7 +75,7 @@ using CellRegistry = Registry<CellEntry>;
 struct SizingInput;
 // The sizing input of a cell's config (cells/sizing.h).
 SizingInput sizing_input(const CellConfig& config);
-// The registry entry of an in-tree cell whose options and sizing are in cells/sizing.cpp: its description,
+// The registry entry of an in-tree cell whose options and sizing are in its folder's sizing.cpp: its description,
 // knobs and defaults from there, `make` from the module's file.
 CellEntry cell_entry(const std::string& name, std::function<std::shared_ptr<Cell>(const CellConfig&)> make);
 

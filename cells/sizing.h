@@ -1,13 +1,15 @@
-// The in-tree cells' options and sizing without LibTorch: each cell's defaults, the checks of its options and
-// the rule that sizes it to a state budget live here, once. The cells' modules (cells/*.cpp) take their
-// dimensions from these functions, and the command line's front end, which has no LibTorch, resolves and
-// plans batteries with them (`plan`, `merge`, `slurm`: suite/train/resolve_sizing.cpp).
+// The in-tree cells' options and sizing without LibTorch. Each cell lives in one folder, cells/<folder>/:
+// sizing.cpp (this side: its defaults, the checks of its options and the rule that sizes it to a state
+// budget, written once) and cell.cpp (its LibTorch module, built from those dimensions). The build lists the
+// folders (cells/CMakeLists.txt), so a new folder is a new cell with no other edit. The command line's front
+// end, which has no LibTorch, resolves and plans batteries with these rules (suite/train/resolve_sizing.cpp).
 //
 // Plugin and TorchScript cells have no entry here: only their module knows its sizing, so commands that
 // need one run on the LibTorch side (suite/main.cpp hands them over on NeedsLibTorch).
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -43,7 +45,24 @@ struct CellSizing {
   std::function<CellShape(const SizingInput&)> size;  // UsageError for bad options
 };
 
-// The in-tree cells, in registration order of their names (sorted).
+// A cell folder's sizing.cpp defines its entries as `RB_CELL_SIZINGS(<folder>) { return {...}; }` (the folder's
+// name, a C++ identifier); the generated index (cells/CMakeLists.txt) calls every folder's.
+#define RB_CELL_SIZINGS(folder) std::vector<CellSizing> cell_sizings_##folder()
+
+// Every folder's entries, as the generated index collects them (unsorted).
+std::vector<CellSizing> in_tree_cell_sizings();
+
+// The d in [1, 4096] whose state(d) is closest to `budget` (the smallest such d on a tie): the sizing rule
+// of a cell whose state grows with one integer dimension.
+template <typename StateAt>
+int64_t closest_to_budget(int64_t budget, StateAt state_at) {
+  int64_t best = 1;
+  for (int64_t d = 1; d <= 4096; ++d)
+    if (std::llabs(state_at(d) - budget) < std::llabs(state_at(best) - budget)) best = d;
+  return best;
+}
+
+// The in-tree cells, sorted by name.
 const std::vector<CellSizing>& cell_sizings();
 // The entry of `name`; nullptr for names that only a module knows (plugins, "script:" cells).
 const CellSizing* find_cell_sizing(const std::string& name);

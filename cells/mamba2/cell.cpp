@@ -27,7 +27,7 @@ namespace {
 class Mamba2Cell final : public Cell {
  public:
   explicit Mamba2Cell(const CellConfig& cfg) : impl_(cfg.impl) {
-    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    // Options, their checks and the sizing to the budget: sizing.cpp beside this file.
     const CellShape shape = find_cell_sizing("mamba2")->size(sizing_input(cfg));
     expand_ = shape.dim("expand");
     E_ = shape.dim("channels");

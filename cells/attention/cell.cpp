@@ -33,7 +33,7 @@ class AttentionCell final : public Cell {
  public:
   // sliding false: full causal attention; true: sliding window (option "window", 0 = sized).
   AttentionCell(const CellConfig& cfg, bool sliding) : sliding_(sliding) {
-    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    // Options, their checks and the sizing to the budget: sizing.cpp beside this file.
     const CellShape shape = find_cell_sizing(sliding ? "swa" : "attention")->size(sizing_input(cfg));
     H_ = shape.dim("heads");
     Dh_ = shape.dim("head_dim");

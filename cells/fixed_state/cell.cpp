@@ -56,7 +56,7 @@ torch::Tensor transition_step(torch::Tensor& S, const torch::Tensor& q, const to
 class FixedStateCell final : public Cell {
  public:
   FixedStateCell(const Knobs& knobs, const CellConfig& cfg) : knobs_(knobs), impl_(cfg.impl) {
-    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    // Options, their checks and the sizing to the budget: sizing.cpp beside this file.
     const CellShape shape = find_cell_sizing(knobs.name())->size(sizing_input(cfg));
     H_ = shape.dim("heads");
     K_ = shape.dim("key_dim");

@@ -18,7 +18,7 @@ namespace {
 class BaseConvCell final : public Cell {
  public:
   explicit BaseConvCell(const CellConfig& cfg) {
-    // Options, their checks and the sizing to the budget: cells/sizing.cpp.
+    // Options, their checks and the sizing to the budget: sizing.cpp beside this file.
     W_ = find_cell_sizing("baseconv")->size(sizing_input(cfg)).dim("kernel_size");
     parse_kernel_impl(cfg.impl);  // UsageError for anything but auto|ref|chunked|fused
     const int64_t D = cfg.d_model;
