@@ -35,11 +35,9 @@ std::string differing_fields(const json& a, const json& b) {
   return out;
 }
 
-// Seeds per side for a one-sided Fisher test to detect rates hi vs lo with the target power at `level`.
-// Fisher power grows with n apart from small saw-teeth, so probe n = 2, 4, 8, ... up to max_n and then
-// bisect between the last two probes: about 2·log2(max_n) exact power evaluations instead of max_n. The
-// answer is the smallest n found to reach the target (an "about", given the saw-teeth). Cached: the same
-// question recurs across configs with equal counts.
+// Seeds per side for a one-sided Fisher test to detect rates hi vs lo with the target power at `level`
+// (stats::seeds_for_power_bisected: about 2·log2(max_n) exact power evaluations). Memoised: the same question
+// recurs across configs with equal counts.
 stats::SeedPlan plan_seeds(double hi, double lo, double target, double level, int64_t max_n) {
   static std::mutex mutex;
   static std::map<std::tuple<double, double, double, double, int64_t>, stats::SeedPlan> cache;
@@ -48,37 +46,8 @@ stats::SeedPlan plan_seeds(double hi, double lo, double target, double level, in
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  const auto power = [&](int64_t n) { return stats::fisher_power(hi, lo, n, n, level, stats::Alternative::kGreater); };
-  stats::SeedPlan plan;
-  int64_t below = 0, above = 0;
-  double above_power = 0.0;
-  for (int64_t n = 2;; n *= 2) {
-    const int64_t probe = std::min(n, max_n);
-    const double p = power(probe);
-    if (p >= target) {
-      above = probe;
-      above_power = p;
-      break;
-    }
-    below = probe;
-    plan.power = p;
-    if (probe == max_n) break;
-  }
-  if (above > 0) {
-    while (above - below > 1) {
-      const int64_t mid = below + (above - below) / 2;
-      const double p = power(mid);
-      if (p >= target) {
-        above = mid;
-        above_power = p;
-      } else {
-        below = mid;
-      }
-    }
-    plan.n = above;
-    plan.power = above_power;
-    plan.reached = true;
-  }
+  const auto plan = stats::seeds_for_power_bisected(
+      [&](int64_t n) { return stats::fisher_power(hi, lo, n, n, level, stats::Alternative::kGreater); }, target, max_n);
   std::lock_guard<std::mutex> lock(mutex);
   cache.emplace(key, plan);
   return plan;

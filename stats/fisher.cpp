@@ -270,6 +270,40 @@ SeedPlan seeds_for_power(const std::function<double(int64_t n)>& power_at, doubl
   return plan;
 }
 
+SeedPlan seeds_for_power_bisected(const std::function<double(int64_t n)>& power_at, double target_power,
+                                  int64_t max_n) {
+  SeedPlan plan;
+  int64_t below = 0, above = 0;
+  double above_power = 0.0;
+  for (int64_t n = 2;; n *= 2) {
+    const int64_t probe = std::min(n, max_n);
+    const double p = power_at(probe);
+    if (p >= target_power) {
+      above = probe;
+      above_power = p;
+      break;
+    }
+    below = probe;
+    plan.power = p;
+    if (probe == max_n) break;
+  }
+  if (above == 0) return plan;
+  while (above - below > 1) {
+    const int64_t mid = below + (above - below) / 2;
+    const double p = power_at(mid);
+    if (p >= target_power) {
+      above = mid;
+      above_power = p;
+    } else {
+      below = mid;
+    }
+  }
+  plan.n = above;
+  plan.power = above_power;
+  plan.reached = true;
+  return plan;
+}
+
 double min_attainable_p(int64_t n1, int64_t n2, Alternative alt) {
   if (n1 < 0 || n2 < 0 || n1 > kMaxEnumeratedRow || n2 > kMaxEnumeratedRow)
     throw UsageError(fmt::format("min attainable p: got n1 = {}, n2 = {}, expected 0 to {} seeds per row", n1, n2,

@@ -262,6 +262,12 @@ struct SeedGrid {
 // Example: seeds_for_power([](int64_t n) { return n >= 7 ? 0.9 : 0.1; }, 0.8, {1, 100}) gives n = 7.
 SeedPlan seeds_for_power(const std::function<double(int64_t n)>& power_at, double target_power,
                          const SeedGrid& grid);
+// The same search in about 2·log2(max_n) evaluations, for a power that grows with n apart from small
+// saw-teeth: probe n = 2, 4, 8, ... (the last probe max_n), then bisect between the last probe below the
+// target and the first at or above it. An "about": a saw-tooth may hide a smaller n. Not reached: n = 0,
+// the power at the last probe below the target. (The recall gate's "seeds needed", judge/recall_gate.cpp.)
+SeedPlan seeds_for_power_bisected(const std::function<double(int64_t n)>& power_at, double target_power,
+                                  int64_t max_n);
 
 // The smallest Fisher p-value any outcome can reach with n1 and n2 seeds (the most extreme table).
 // A gate with alpha below this cannot reach significance: its verdict is "inconclusive".

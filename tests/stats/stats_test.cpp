@@ -383,6 +383,30 @@ TEST(Power, SeedSearchOverAnyPowerWalksItsGrid) {
   EXPECT_DOUBLE_EQ(general.power, fisher.power);
 }
 
+TEST(SeedsForPower, BisectedProbesDoublingThenBisects) {
+  std::vector<int64_t> tried;
+  const auto power = [&](int64_t n) {
+    tried.push_back(n);
+    return n >= 23 ? 0.9 : 0.1;
+  };
+  SeedPlan plan = seeds_for_power_bisected(power, 0.8, 1000);
+  EXPECT_TRUE(plan.reached);
+  EXPECT_EQ(plan.n, 23);
+  EXPECT_DOUBLE_EQ(plan.power, 0.9);
+  // 2, 4, 8, 16 below, 32 above; then 24, 20, 22, 23 between them.
+  EXPECT_EQ(tried, (std::vector<int64_t>{2, 4, 8, 16, 32, 24, 20, 22, 23}));
+  // The last probe is max_n; not reached there: n = 0, the power at max_n.
+  tried.clear();
+  plan = seeds_for_power_bisected(power, 0.95, 20);
+  EXPECT_FALSE(plan.reached);
+  EXPECT_EQ(plan.n, 0);
+  EXPECT_DOUBLE_EQ(plan.power, 0.1);
+  EXPECT_EQ(tried, (std::vector<int64_t>{2, 4, 8, 16, 20}));
+  // A monotone power: the same n as the search over every n.
+  const auto fisher = [](int64_t n) { return fisher_power(0.9, 0.5, n, n, 0.05, Alternative::kGreater); };
+  EXPECT_EQ(seeds_for_power_bisected(fisher, 0.8, 200).n > 0, seeds_for_power(fisher, 0.8, SeedGrid{1, 200}).reached);
+}
+
 TEST(Binomial, PmfSumsToOneAndIsExactAtTheEnds) {
   const std::vector<double> pmf = binomial_pmf(10, 0.3);
   ASSERT_EQ(pmf.size(), 11u);
