@@ -533,6 +533,11 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
           facts.best_accuracy = o.best_recall.value_or(o.recall);
           if (const std::string why = facts.contradiction(o.budget, 0.0); !why.empty())
             throw UsageError(where + ": " + why);
+          // "locked_in" here is the decision (an export writes Outcome::locked_in()), which a run that did not
+          // end ok never is: the row would count as a lock-in that the rule does not grant.
+          RB_CHECK_INPUT(!o.locked_in || facts.locked_in(),
+                         fmt::format("{}: \"locked_in\" is true but the status is \"{}\" (a run that did not end ok is not "
+                                     "locked in)", where, run_status_name(o.status)));
         }
         o.architecture = j.value("architecture", "");
         o.eval_fingerprint = j.value("eval_fingerprint", "");

@@ -59,6 +59,9 @@ struct CommitInfo {
   json context = nullptr;  // the build context of the recorded runs (null when imported without)
 };
 
+// One seed's run at one commit, as stored: the row of rb::Outcome (core/outcome.h) with its commit, config and
+// budget. `locked_in` is that type's decision (Outcome::locked_in(), which an import checks again), so the
+// history judges with the same rule as every other reader.
 struct Outcome {
   std::string commit, config;
   int64_t seed = 0;

@@ -213,7 +213,8 @@ for what, change in [("seed -1", {"seed": -1}), ("state_size -5", {"state_size":
                      ("date 2026-13-01", {"date": "2026-13-01"}), ("date 2026-02-29", {"date": "2026-02-29"}),
                      ("budget 9e18", {"budget": 9e18}), ("budget 0", {"budget": 0}),
                      ("commit not hex", {"commit": "xyz1"}), ("commit an option", {"commit": "--output=/tmp/x"}),
-                     ("lock-in past the budget", {"locked_in": True, "lock_in_step": 101})]:
+                     ("lock-in past the budget", {"locked_in": True, "lock_in_step": 101}),
+                     ("locked in, diverged", {"locked_in": True, "lock_in_step": 50, "status": "diverged"})]:
     hist_case(what, change)
 hist_case("header from a newer format", text='{"recallbench_history": 99}\n', says="newer")
 hist_case("not JSON", text="not json\n", says="line 1")

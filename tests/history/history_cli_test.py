@@ -183,12 +183,13 @@ try:
             dict(good, commit="0" * 64, parent="ffff" * 10, date="2024-03-01", seed=0, budget=1, recall=0.0,
                  best_recall=0.0, status="diverged", state_size=2 ** 40),
             dict(good, commit="0" * 64, parent="ffff" * 10, seed=7, locked_in=True, lock_in_step=0, recall=0.25,
-                 best_recall=1.0, status="error")]
+                 best_recall=1.0),
+            dict(good, commit="0" * 64, parent="ffff" * 10, seed=8, recall=0.25, best_recall=1.0, status="error")]
     dbr1, dbr2 = os.path.join(tmp, "rt1.sqlite"), os.path.join(tmp, "rt2.sqlite")
     run("history", "import", "-", "--db", dbr1, stdin="".join(json.dumps(l) + "\n" for l in edge))
     first = export(dbr1)
     run("history", "import", "-", "--db", dbr2, stdin=first)
-    check(export(dbr2) == first and first.count('"seed"') == 3, "export -> import -> export differs:\n" + first)
+    check(export(dbr2) == first and first.count('"seed"') == 4, "export -> import -> export differs:\n" + first)
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
     # Issue 28: an imported config document whose task is not a string labels the config without it.
     db4 = os.path.join(tmp, "label.sqlite")
