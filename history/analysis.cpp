@@ -765,6 +765,7 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<rb::
   base.battery = history.battery();
   base.created = reports::utc_now();
   base.context = {{"history", history.path()}};
+  const std::vector<Acceptance> acceptances = history.acceptances();
   for (const auto& cur : current) {
     std::map<int64_t, std::vector<Outcome>> by_commit;
     for (auto& o : history.outcomes(cur.key))
@@ -805,6 +806,19 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<rb::
       for (size_t e = 0; e < ep.size(); ++e)
         if (ep[e].first == c.index) start = std::max(start, e);
     }
+    // An accepted change (`history accept`) at a commit of the chain moves the anchor to the epoch holding it.
+    std::string accepted_note;
+    for (const auto& a : acceptances) {
+      if (a.config != cur.key || !index.count(a.commit)) continue;
+      const int64_t at = index.at(a.commit);
+      if (at < chain.front() || at > chain.back()) continue;  // another identity's commit
+      size_t e = 0;
+      while (e + 1 < ep.size() && ep[e + 1].first <= at) ++e;
+      if (e >= start) {
+        start = e;
+        accepted_note = fmt::format(", since the change accepted at {} ({})", short_hash7(a.commit), a.reason);
+      }
+    }
     const std::string latest_commit = commits[static_cast<size_t>(chain.back())].hash;
     std::map<int64_t, rb::SeedOutcome> seeds;
     for (size_t e = start; e < ep.size(); ++e)
@@ -818,10 +832,22 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<rb::
                                    cur.key, cfg.seeds.size(), anchor, ep.size() - start, ep.size() - start == 1 ? "" : "s",
                                    chain.size(),
                                    short_hash7(commits[static_cast<size_t>(chain.front())].hash), short_hash7(latest_commit),
-                                   start > 0 ? ", since the improvement at " + anchor : ""));
+                                   !accepted_note.empty() ? accepted_note
+                                   : start > 0            ? ", since the improvement at " + anchor
+                                                          : ""));
     base.configs.push_back(std::move(cfg));
   }
   return base;
+}
+
+std::vector<std::string> configs_at(const History& history, const std::string& commit, const std::string& selector) {
+  std::set<std::string> keys;
+  for (const auto& o : history.outcomes())
+    if (o.commit == commit) keys.insert(o.config);
+  std::vector<std::string> out;
+  for (const auto& key : keys)
+    if (selected(selector, key, config_label(history.config_document(commit, key), key))) out.push_back(key);
+  return out;
 }
 
 reports::BaselineSource history_baseline_source(const std::string& database, double alpha) {

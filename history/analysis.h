@@ -90,9 +90,12 @@ std::string changes_table(const Analysis& a);  // the human list of `history cha
 // `history log`: one row per commit, one column per selected config (or benchmark for speed).
 std::string log_table(const Analysis& a, Metric metric);
 
-// The pooled baseline from the history for `current` (the configs to be gated): per config, the runs of the
-// commits since its last change (a step in lock-in, time or recall at `alpha`, or a change of identity),
-// excluding `exclude_commit`; per seed the latest run. `notes` says per config what was pooled.
+// The pooled baseline from the history for `current` (the configs to be gated), excluding `exclude_commit`:
+// per config, over the commits of its current identity (model and data), the epochs from an anchor on, and
+// per seed its run at the first of those epochs that has it. The anchor is the later of the epoch after the
+// last improvement (a step in lock-in, time or recall at `alpha`) and the epoch holding the config's last
+// accepted commit (`history accept`); a regression never moves it, so steps below the gate's floors add up
+// against it (docs/tracking.md). `notes` says per config what was pooled.
 reports::Baseline pooled_baseline(const History& history, const std::vector<rb::Config>& current,
                                   const std::string& exclude_commit, double alpha, std::vector<std::string>* notes);
 
@@ -102,6 +105,10 @@ reports::Baseline pooled_baseline(const History& history, const std::vector<rb::
 // instead of training a commit again (runs are deterministic per seed).
 std::vector<rb::Config> commit_configs(const History& history, const std::string& commit,
                                             const std::vector<std::string>& keys);
+
+// `history accept`: the configs with runs at `commit` whose key or label contains one of `selector`'s
+// comma-separated parts ("" = every one), sorted.
+std::vector<std::string> configs_at(const History& history, const std::string& commit, const std::string& selector);
 
 // The pooled baseline as `report`/`compare`/`gate` take it (--baseline-history DB): opened when the current
 // runs are known; their own commit is left out of the pool; what was pooled goes to stderr.

@@ -41,8 +41,12 @@ CREATE TABLE verdicts(commit_hash TEXT NOT NULL REFERENCES commits(hash), claim 
                       p REAL, PRIMARY KEY(commit_hash, claim)) WITHOUT ROWID;
 INSERT INTO meta(key, value) VALUES ('kind', 'recallbench.history');
 )sql",
+    R"sql(
+CREATE TABLE accepted(commit_hash TEXT NOT NULL REFERENCES commits(hash), config TEXT NOT NULL, reason TEXT NOT NULL,
+                      PRIMARY KEY(commit_hash, config)) WITHOUT ROWID;
+)sql",
 };
-static_assert(kSchemaVersion == 1, "add a migration to kMigrations with the new schema version");
+static_assert(kSchemaVersion == 2, "add a migration to kMigrations with the new schema version");
 
 const char* kRestoreHint = "nothing was written; rebuild the database from an export with `recallbench history import`";
 
@@ -98,6 +102,7 @@ std::vector<CommitInfo> order_commits(std::vector<CommitInfo> commits) {
 
 struct History::Impl {
   Database db;
+  int64_t opened_version = 0;  // the schema version as opened (read mode keeps an older one)
   Impl(const std::string& path, Database::Mode mode) : db(path, mode) {}
 
   int64_t version() {
@@ -138,10 +143,11 @@ struct History::Impl {
         db.exec("INSERT OR IGNORE INTO meta(key, value) VALUES ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");
       }
       tx.commit();
-    } else if (v < kSchemaVersion) {
+    } else if (v < kSchemaVersion && v < 1) {
       throw UsageError(fmt::format("history database {} has the old schema version {}", db.path(), v),
                        "run `recallbench history add` (or import) once to migrate it");
     }
+    opened_version = version();  // read mode reads a version-1 database as it is: it has no acceptances
     check_kind();
   }
 
@@ -298,6 +304,28 @@ IngestSummary History::ingest(const Batch& batch) {
                        kRestoreHint);
     ++s.unchanged;
   }
+  auto insert_accept = db.prepare("INSERT INTO accepted(commit_hash, config, reason) VALUES (?,?,?) ON CONFLICT DO NOTHING");
+  auto find_accept = db.prepare("SELECT reason FROM accepted WHERE commit_hash = ? AND config = ?");
+  auto has_commit = db.prepare("SELECT 1 FROM commits WHERE hash = ?");
+  for (const auto& a : batch.acceptances) {
+    has_commit.reset();
+    has_commit.bind(1, a.commit);
+    RB_CHECK_INPUT(has_commit.step(), "an acceptance names commit " + short_of(a.commit) + ", which the history does not hold");
+    RB_CHECK_INPUT(!a.reason.empty(), "an acceptance of " + a.config + " at " + short_of(a.commit) + " has no reason");
+    insert_accept.reset();
+    insert_accept.bind(1, a.commit).bind(2, a.config).bind(3, a.reason).step();
+    if (db.changes() == 1) {
+      ++s.acceptances;
+      continue;
+    }
+    find_accept.reset();
+    find_accept.bind(1, a.commit).bind(2, a.config);
+    if (find_accept.step() && find_accept.text(0) != a.reason)
+      throw UsageError(fmt::format("{} at commit {} is already accepted, for another reason: '{}'", a.config,
+                                   short_of(a.commit), find_accept.text(0)),
+                       kRestoreHint);
+    ++s.unchanged;
+  }
   tx.commit();
   return s;
 }
@@ -359,6 +387,14 @@ std::vector<Verdict> History::verdicts() const {
   return out;
 }
 
+std::vector<Acceptance> History::acceptances() const {
+  std::vector<Acceptance> out;
+  if (impl_->opened_version < 2) return out;
+  auto st = impl_->db.prepare("SELECT commit_hash, config, reason FROM accepted ORDER BY config, commit_hash");
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2)});
+  return out;
+}
+
 json History::config_document(const std::string& commit, const std::string& config) const {
   auto st = impl_->db.prepare("SELECT document FROM configs WHERE commit_hash = ? AND config = ?");
   st.bind(1, commit).bind(2, config);
@@ -405,6 +441,11 @@ void History::export_jsonl(std::ostream& out) const {
     j.update({{"claim", v.claim}, {"verdict", v.verdict}});
     if (v.p) j["p"] = *v.p;
     lines[v.commit].push_back(std::move(j));
+  }
+  for (const auto& a : acceptances()) {
+    json j = head(a.commit);
+    j.update({{"accepted", a.config}, {"reason", a.reason}});
+    lines[a.commit].push_back(std::move(j));
   }
   for (const auto& c : order) {
     json j = head(c.hash);
@@ -558,6 +599,8 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
         batch.verdicts.push_back(std::move(v));
       } else if (j.contains("config_document")) {
         batch.config_documents[{c.hash, required_string(j, "config", where)}] = j.at("config_document");
+      } else if (j.contains("accepted")) {
+        batch.acceptances.push_back({c.hash, required_string(j, "accepted", where), required_string(j, "reason", where)});
       }
   
     });

@@ -43,7 +43,7 @@ namespace rb::history {
 
 using json = nlohmann::json;
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // 2: accepted regressions (`history accept`)
 // Where the database is when neither --db nor RECALLBENCH_HISTORY says: relative to the current directory.
 inline constexpr const char* kDefaultDatabase = ".recallbench/history.sqlite";
 
@@ -86,6 +86,13 @@ struct Verdict {
   std::optional<double> p;
 };
 
+// A change accepted on purpose (`history accept`): from `commit` on, `config`'s pooled baseline is anchored at
+// the epoch holding that commit (history/analysis.h pooled_baseline), so later commits are judged against
+// the accepted level and the accepted regression no longer fails the history gate.
+struct Acceptance {
+  std::string commit, config, reason;
+};
+
 // Everything one command records, written in one transaction.
 struct Batch {
   std::string battery;  // "" when unknown (an import without header, benchmark files)
@@ -94,10 +101,11 @@ struct Batch {
   std::map<std::pair<std::string, std::string>, json> config_documents;  // (commit, config) → document
   std::vector<Benchmark> benchmarks;
   std::vector<Verdict> verdicts;
+  std::vector<Acceptance> acceptances;
 };
 
 struct IngestSummary {
-  int64_t commits = 0, outcomes = 0, configs = 0, benchmarks = 0, verdicts = 0;  // rows added
+  int64_t commits = 0, outcomes = 0, configs = 0, benchmarks = 0, verdicts = 0, acceptances = 0;  // rows added
   int64_t unchanged = 0;                                                        // already there, equal
 };
 
@@ -123,6 +131,7 @@ class History {
   std::vector<Outcome> outcomes(const std::string& config = "") const;   // "" = all, ordered by config, commit, seed
   std::vector<Benchmark> benchmarks() const;
   std::vector<Verdict> verdicts() const;
+  std::vector<Acceptance> acceptances() const;  // ordered by config, commit (none in a version-1 database)
   // The stored document of (commit, config), null when none.
   json config_document(const std::string& commit, const std::string& config) const;
 

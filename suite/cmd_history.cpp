@@ -7,6 +7,7 @@
 //   recallbench history changes [--config SEL] [--alpha A] [--json]
 //   recallbench history report [--html F] [--md F] [--json F] [--config SEL] [--alpha A]   (default: history-report/)
 //   recallbench history report --document F [--html F] [--md F]   re-render a trend document written by --json
+//   recallbench history accept REV --reason TEXT [--config SEL]   accept a change: the gate's anchor moves there
 // The database: --db, else $RECALLBENCH_HISTORY, else .recallbench/history.sqlite (current directory).
 // Exit codes: 0 ok (with or without changes found), 2 bad input (nothing written), 4 internal error.
 #include <cerrno>
@@ -41,6 +42,7 @@ struct HistoryOptions {
   bool allow_dirty = false;
   std::string out, html, md, json, config, metric = "lock-in";
   std::string document;  // history report: render this trend document instead of analysing the database
+  std::string reason;    // history accept
   double alpha = 0.05;
   bool as_json = false;
 };
@@ -68,11 +70,13 @@ void merge(history::Batch& into, history::Batch&& b) {
   for (auto& [k, v] : b.config_documents) into.config_documents[k] = std::move(v);
   for (auto& x : b.benchmarks) into.benchmarks.push_back(std::move(x));
   for (auto& x : b.verdicts) into.verdicts.push_back(std::move(x));
+  for (auto& x : b.acceptances) into.acceptances.push_back(std::move(x));
 }
 
 void print_summary(const history::IngestSummary& s, const std::string& db) {
-  fmt::print("{}: {} commits, {} outcomes, {} config identities, {} benchmarks, {} verdicts added; {} already there\n",
-             db, s.commits, s.outcomes, s.configs, s.benchmarks, s.verdicts, s.unchanged);
+  fmt::print("{}: {} commits, {} outcomes, {} config identities, {} benchmarks, {} verdicts, {} acceptances added; {} "
+             "already there\n",
+             db, s.commits, s.outcomes, s.configs, s.benchmarks, s.verdicts, s.acceptances, s.unchanged);
 }
 
 int run_add(const HistoryOptions& o) {
@@ -224,6 +228,46 @@ int run_history_report(HistoryOptions o) {
   return kExitOk;
 }
 
+// The recorded commit a revision names: a full hash or a unique prefix of one (case-free).
+std::string recorded_commit(const history::History& h, std::string rev) {
+  for (char& ch : rev) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::vector<std::string> found;
+  for (const auto& c : h.commits())
+    if (!rev.empty() && c.hash.rfind(rev, 0) == 0) found.push_back(c.hash);
+  if (found.empty())
+    throw UsageError("history accept: no commit '" + rev + "' in " + h.path(),
+                     "name a recorded commit (a hash or its prefix: `recallbench history log` lists them)");
+  if (found.size() > 1)
+    throw UsageError(fmt::format("history accept: '{}' is the prefix of {} recorded commits", rev, found.size()),
+                     "give more of the hash");
+  return found.front();
+}
+
+int run_accept(const HistoryOptions& o) {
+  RB_CHECK_INPUT(o.reason.find_first_not_of(" \t") != std::string::npos,
+                 "history accept: --reason is empty (say why the change is accepted: it is stored with it)");
+  const std::string db = history::resolve_database(o.db);
+  history::Batch batch;
+  std::string commit;
+  {
+    const history::History h(db, history::History::Mode::kRead);
+    commit = recorded_commit(h, o.inputs.front());
+    for (const auto& key : history::configs_at(h, commit, o.config)) batch.acceptances.push_back({commit, key, o.reason});
+  }
+  if (batch.acceptances.empty())
+    throw UsageError("history accept: commit " + commit.substr(0, 12) + " has no runs" +
+                         (o.config.empty() ? std::string() : " of a config matching '" + o.config + "'"),
+                     "`recallbench history log --db " + db + "` shows which configs each commit recorded");
+  history::History h(db, history::History::Mode::kWrite);
+  const auto s = h.ingest(batch);
+  fmt::print("accepted at {} ({}): {} config(s){}\n", commit.substr(0, 12), o.reason, batch.acceptances.size(),
+             s.acceptances == 0 ? ", every one already accepted" : "");
+  for (const auto& a : batch.acceptances) fmt::print("  {}\n", a.config);
+  fmt::print("From this commit on, `gate --baseline-history {}` judges them against the runs from {} on.\n", db,
+             commit.substr(0, 7));
+  return kExitOk;
+}
+
 CommandFn add_history_command(CLI::App& s) {
   auto o = std::make_shared<HistoryOptions>();
   s.require_subcommand(1);
@@ -250,7 +294,7 @@ CommandFn add_history_command(CLI::App& s) {
   add_db_option(log, *o);
   auto* ch = s.add_subcommand("changes", "Change points and drifts per config and metric (exit 0 either way)");
   ch->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
-  ch->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history, Holm (default 0.05)")
+  ch->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history (Bonferroni with Tarone's rule; default 0.05)")
       ->check(CLI::Range(1e-9, 0.5));
   ch->add_flag("--json", o->as_json, "A JSON list of changes instead of the table");
   add_db_option(ch, *o);
@@ -263,24 +307,33 @@ CommandFn add_history_command(CLI::App& s) {
   rep->add_option("--document", o->document,
                   "Render this trend document (written by --json) instead of reading the database");
   rep->add_option("--config", o->config, "Only configs whose key or label contains one of these (comma-separated)");
-  rep->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history, Holm (default 0.05)")
+  rep->add_option("--alpha", o->alpha, "Family-wise error rate over every test of the history (Bonferroni with Tarone's rule; default 0.05)")
       ->check(CLI::Range(1e-9, 0.5));
   add_db_option(rep, *o);
-  return [o, add, imp, exp, log, ch, rep]() {
+  auto* acc = s.add_subcommand("accept", "Accept a change on purpose (a regression traded for something else): "
+                                         "the history gate's anchor moves to this commit for its configs");
+  acc->add_option("commit", o->inputs, "The recorded commit (a hash or a unique prefix)")->required()->expected(1);
+  acc->add_option("--reason", o->reason, "Why it is accepted (stored with it, shown when the gate pools)")->required();
+  acc->add_option("--config", o->config,
+                  "Only configs whose key or label contains one of these (comma-separated; default: every config "
+                  "with runs at the commit)");
+  add_db_option(acc, *o);
+  return [o, add, imp, exp, log, ch, rep, acc]() {
     if (add->parsed()) return run_add(*o);
     if (imp->parsed()) return run_import(*o);
     if (exp->parsed()) return run_export(*o);
     if (log->parsed()) return run_log(*o);
     if (ch->parsed()) return run_changes(*o);
     if (rep->parsed()) return run_history_report(*o);
-    throw UsageError("history: no subcommand", "one of add, import, export, log, changes, report");
+    if (acc->parsed()) return run_accept(*o);
+    throw UsageError("history: no subcommand", "one of add, import, export, log, changes, report, accept");
   };
 }
 
 }  // namespace
 
 RB_REGISTER(CommandRegistry, history,
-            CommandEntry{"history", "The regression history across commits: add, import, export, log, changes, report",
+            CommandEntry{"history", "The regression history across commits: add, import, export, log, changes, report, accept",
                          &add_history_command});
 
 }  // namespace rb

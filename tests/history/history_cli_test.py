@@ -190,6 +190,40 @@ try:
     first = export(dbr1)
     run("history", "import", "-", "--db", dbr2, stdin=first)
     check(export(dbr2) == first and first.count('"seed"') == 4, "export -> import -> export differs:\n" + first)
+    # `history accept`: stored with its reason, exported and imported back; refused without a reason, for an
+    # unknown or ambiguous commit, for a config without runs there, for another reason; a version-1 database
+    # (before acceptances) is read as it is and migrated by the first write.
+    rows = [dict(good, commit=c, parent=par, date=d, seed=k) for c, par, d in
+            [("aaaa1111", None, "2026-01-01"), ("aaaa2222", "aaaa1111", "2026-01-02")] for k in range(3)]
+    rows_text = "".join(json.dumps(r) + "\n" for r in rows)
+    dba, dba2, v1 = (os.path.join(tmp, n) for n in ("accept.sqlite", "accept2.sqlite", "v1.sqlite"))
+    run("history", "import", "-", "--db", dba, stdin=rows_text)
+    run("history", "accept", "aaaa2", "--db", dba, expect=2, contains="--reason")
+    run("history", "accept", "aaaa2", "--reason", "  ", "--db", dba, expect=2, contains="--reason is empty")
+    run("history", "accept", "aaaa", "--reason", "x", "--db", dba, expect=2, contains="prefix of 2")
+    run("history", "accept", "bbbb", "--reason", "x", "--db", dba, expect=2, contains="no commit")
+    run("history", "accept", "aaaa2", "--reason", "x", "--config", "nothere", "--db", dba, expect=2, contains="has no runs")
+    run("history", "accept", "AAAA2222", "--reason", "traded for speed", "--db", dba, contains="accepted at aaaa2222")
+    run("history", "accept", "aaaa2222", "--reason", "traded for speed", "--db", dba, contains="already accepted")
+    run("history", "accept", "aaaa2222", "--reason", "other", "--db", dba, expect=2, contains="another reason")
+    first = export(dba)
+    accepted = [json.loads(l) for l in first.splitlines() if '"accepted"' in l]
+    check([(a["commit"], a["accepted"], a["reason"]) for a in accepted] == [("aaaa2222", "k", "traded for speed")],
+          "the acceptance is not exported as stored:\n" + first)
+    run("history", "import", "-", "--db", dba2, stdin=first)
+    check(export(dba2) == first, "accept: export -> import -> export differs")
+    run("history", "import", "-", "--db", v1, stdin=rows_text)
+    con = sqlite3.connect(v1)
+    con.execute("DROP TABLE accepted")
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    run("history", "log", "--db", v1, contains="aaaa222")
+    check('"accepted"' not in export(v1), "a version-1 database exported an acceptance")
+    run("history", "accept", "aaaa2222", "--reason", "r", "--db", v1, contains="accepted at aaaa2222")
+    con = sqlite3.connect(v1)
+    check(con.execute("PRAGMA user_version").fetchone()[0] == 2, "accept did not migrate a version-1 database")
+    con.close()
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
     # Issue 28: an imported config document whose task is not a string labels the config without it.
     db4 = os.path.join(tmp, "label.sqlite")

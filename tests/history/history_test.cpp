@@ -379,5 +379,38 @@ TEST(HistoryAnalysis, CreepFailsAgainstTheAnchor) {
   fs::remove(better);
 }
 
+TEST(HistoryAnalysis, AnAcceptedChangeMovesTheAnchor) {
+  const fs::path path = temp_db("accepted");
+  Batch b = creep(1.15);
+  const std::string third = b.commits[3].hash;  // x1.15^3
+  {
+    History h(path.string(), History::Mode::kWrite);
+    h.ingest(b);
+    Batch accept;
+    accept.acceptances = {{third, "cfg", "slower, traded for a smaller state"}, {third, "other", "not a config here"}};
+    EXPECT_EQ(h.ingest(accept).acceptances, 2);
+    EXPECT_EQ(h.ingest(accept).unchanged, 2);  // again: already there
+    accept.acceptances = {{third, "cfg", "another reason"}};
+    EXPECT_THROW(h.ingest(accept), UsageError);
+    accept.acceptances = {{"deadbeef", "cfg", "a commit the history does not hold"}};
+    EXPECT_THROW(h.ingest(accept), UsageError);
+  }
+  const History h(path.string(), History::Mode::kRead);
+  ASSERT_EQ(h.acceptances().size(), 2u);
+  const std::string last = h.commits().back().hash;
+  const auto current = commit_configs(h, last, {});
+  std::vector<std::string> notes;
+  const auto pool = pooled_baseline(h, current, last, 0.05, &notes);
+  ASSERT_EQ(pool.configs.size(), 1u);
+  const double f3 = 1.15 * 1.15 * 1.15;
+  for (const auto& s : pool.configs[0].seeds)
+    EXPECT_EQ(s.lock_in_step, std::lround((400 + 37 * s.seed) * f3)) << "seed " << s.seed;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("accepted at " + third.substr(0, 7)), std::string::npos) << notes[0];
+  // Against the accepted level only the last x1.15 remains: no regression (it was one against the first epoch).
+  EXPECT_NE(judge::compare(pool.configs, current).verdict(), judge::Verdict::kRegression);
+  fs::remove(path);
+}
+
 }  // namespace
 }  // namespace rb::history
