@@ -9,6 +9,7 @@
 #     --only NAME,...       only these mutations of tests/gate/mutations/MANIFEST
 #     --aa N                no mutations: the unmutated tree N times with `run --seed-offset K`,
 #                           K = 1000, 2000, ..., to count false alarms (A/A)
+#     --replicates N        run only the first N replicate values of each replicated mutation (default: all)
 #     --keep DIR            work directory to keep and reuse (the build is then incremental); default a
 #                           fresh mktemp directory under /tmp, removed at the end
 #     --repo DIR            the tree to test (default: the repository this script lives in)
@@ -49,7 +50,7 @@ me="planted-bugs"
 die() { echo "$me: $1" >&2; exit "${2:-2}"; }
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 
-battery=smoke baseline="" only="" keep="" aa=0 build_jobs="" out=""
+battery=smoke baseline="" only="" keep="" aa=0 build_jobs="" out="" replicates=0
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
     --only) only="${2:?--only needs a value}"; shift 2 ;;
     --keep) keep="${2:?--keep needs a value}"; shift 2 ;;
     --aa) aa="${2:?--aa needs a value}"; shift 2 ;;
+    --replicates) replicates="${2:?--replicates needs a value}"; shift 2 ;;
     --repo) repo="$(cd "${2:?--repo needs a value}" && pwd)" || die "--repo: no directory $2"; shift 2 ;;
     --build-jobs) build_jobs="${2:?--build-jobs needs a value}"; shift 2 ;;
     -h|--help) usage ;;
@@ -67,6 +69,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || die "no OUT.md given (see --help)"
 [[ "$aa" =~ ^[0-9]+$ ]] || die "--aa: got '$aa', expected a count"
+[[ "$replicates" =~ ^[0-9]+$ ]] || die "--replicates: got '$replicates', expected a count"
 [ -z "$build_jobs" ] || [[ "$build_jobs" =~ ^[1-9][0-9]*$ ]] || die "--build-jobs: got '$build_jobs', expected a count"
 [ "$aa" -eq 0 ] || [ -z "$only" ] || die "--aa and --only exclude each other"
 command -v python3 >/dev/null || die "python3 is needed (reads the report JSON)"
@@ -104,6 +107,7 @@ else
       continue
     fi
     IFS=, read -r -a vals <<<"$values"
+    [ "$replicates" -eq 0 ] || vals=("${vals[@]:0:$replicates}")
     for v in "${vals[@]}"; do
       [[ "$v" =~ ^[A-Za-z0-9.+-]+$ ]] || die "MANIFEST: $name: replicate value '$v' (expected a number or a word)"
       names+=("$name@$v") expects+=("$expect") descs+=("${desc//@R@/$v} (replicate @R@ = $v)") values_of+=("$v")
