@@ -178,6 +178,11 @@ struct ConfigComparison {
   double median_time_baseline() const;  // Kaplan–Meier median (NaN: fewer than half locked in)
   double median_time_current() const;
   bool primary_open() const { return paired && sequential.open; }
+  bool has_part(PartKind k) const {
+    for (const auto& p : parts)
+      if (p.kind == k) return true;
+    return false;
+  }
   int64_t primary_looks() const { return static_cast<int64_t>(sequential.looks.size()); }
 };
 

@@ -111,19 +111,48 @@ std::string part_text(const judge::PrimaryPart& part) {
                            part.rejected ? ", rejected" : "");
 }
 
+// A test's name in sentences and in the JSON report.
+const char* test_text(judge::Test t) {
+  switch (t) {
+    case judge::Test::kFisher: return "Fisher exact test";
+    case judge::Test::kMannWhitney: return "Mann–Whitney test";
+    case judge::Test::kLogRank: return "exact log-rank test";
+    case judge::Test::kSequentialMinP: return "paired sign test";
+  }
+  return "?";
+}
+const char* test_json(judge::Test t) {
+  switch (t) {
+    case judge::Test::kFisher: return "Fisher";
+    case judge::Test::kMannWhitney: return "Mann-Whitney";
+    case judge::Test::kLogRank: return "log-rank";
+    case judge::Test::kSequentialMinP: return "paired sign test (sequential, min-p over parts)";
+  }
+  return "?";
+}
+
+// How a pair reads on an endpoint when the current run is worse, and when it is better.
+std::pair<const char*, const char*> pair_words(Endpoint e) {
+  switch (e) {
+    case Endpoint::kRecall: return {"lower", "higher"};
+    case Endpoint::kTimeToLockIn:
+    case Endpoint::kNone: return {"later", "sooner"};
+  }
+  return {"worse", "better"};
+}
+
 // "primary: paired sign test on ... p = ..., adjusted ...".
 std::string primary_text(const ConfigComparison& cc, const GateOptions& o) {
   const char* adj = stats::adjust_method_name(o.adjust);
-  const bool recall = cc.endpoint == Endpoint::kRecall;
   if (!cc.paired)
     return fmt::format("primary: unpaired {} on {} (no seed in common), p = {:.3g}, {}-adjusted {:.3g}",
-                       recall ? "Mann–Whitney test" : "exact log-rank test", judge::endpoint_name(cc.endpoint),
-                       cc.primary.p, adj, cc.primary.p_adjusted);
+                       test_text(cc.primary.test), judge::endpoint_name(cc.endpoint), cc.primary.p, adj,
+                       cc.primary.p_adjusted);
   std::string test = fmt::format(
       "primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} of {} ({} "
       "spending at {:.3g}, Bonferroni over {} configs): p = {:.3g}",
       judge::endpoint_name(cc.endpoint), cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
-      recall ? "lower" : "later", cc.sign.sooner, recall ? "higher" : "sooner", cc.sign.ties, cc.primary_looks(),
+      pair_words(cc.endpoint).first, cc.sign.sooner, pair_words(cc.endpoint).second, cc.sign.ties, cc.primary_looks(),
       cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, o.alpha / cc.primary_level,
       cc.sequential.p_value);
   if (cc.parts.size() > 1) {
@@ -276,9 +305,8 @@ json parts_json(const ConfigComparison& cc) {
 
 json primary_json(const ConfigComparison& cc) {
   if (cc.endpoint == Endpoint::kNone) return nullptr;
-  const bool recall = cc.endpoint == Endpoint::kRecall;
   json out = {{"endpoint", judge::endpoint_name(cc.endpoint)},
-              {"test", cc.paired ? "paired sign test (sequential, min-p over parts)" : recall ? "Mann-Whitney" : "log-rank"},
+              {"test", test_json(cc.primary.test)},
               {"paired", cc.paired},
               {"pairs", cc.pairs},
               {"current_seeds_without_pair", cc.unpaired_current},
@@ -294,8 +322,8 @@ json primary_json(const ConfigComparison& cc) {
               {"looks_cap", cc.stages_cap},
               {"open", cc.primary_open()},
               {"parts", parts_json(cc)},
-              {"lock_in_lost", cc.paired && cc.endpoint == Endpoint::kTimeToLockIn ? json(cc.lost) : json(nullptr)},
-              {"lock_in_gained", cc.paired && cc.endpoint == Endpoint::kTimeToLockIn ? json(cc.gained) : json(nullptr)}};
+              {"lock_in_lost", cc.has_part(judge::PartKind::kLockIn) ? json(cc.lost) : json(nullptr)},
+              {"lock_in_gained", cc.has_part(judge::PartKind::kLockIn) ? json(cc.gained) : json(nullptr)}};
   return out;
 }
 }  // namespace
