@@ -143,8 +143,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Copy the tree: tracked and untracked-not-ignored files, taken as they are in the working tree. Only files
-# whose content differs are rewritten, so a kept build stays incremental (and a file left mutated by an
+# Copy the tree: tracked and untracked-not-ignored files, taken as they are in the working tree; files the
+# tree no longer has are removed. Only files whose content differs are rewritten, so a kept build stays incremental (and a file left mutated by an
 # interrupted run is restored with a new time stamp, which Ninja rebuilds).
 log "copying $repo into $src"
 stage="$work/stage"
@@ -165,6 +165,15 @@ for root, _, files in os.walk(stage):
         if os.path.lexists(b):
             os.remove(b)
         shutil.copy(a, b)  # content and mode, a fresh time stamp
+# Files the tree no longer has (moved or deleted since a kept copy was made) go too: a stale source file
+# that a glob picks up would still be built. The build folder is the copy's own.
+for root, dirs, files in os.walk(src):
+    if root == src and "build" in dirs:
+        dirs.remove("build")
+    for f in files:
+        b = os.path.join(root, f)
+        if not os.path.lexists(os.path.join(stage, os.path.relpath(b, src))):
+            os.remove(b)
 PY
 rm -rf "$stage"
 
