@@ -31,6 +31,7 @@ void Config::set_train(json train) {
   recipe_.curriculum = string_or(train_, "curriculum", "none");
   recipe_.eval_every = number_or(train_, "eval_every", 0.0);
   if (train_.contains("lr")) recipe_.lr_text = train_.at("lr").dump();
+  recipe_.lr = number_or(train_, "lr", std::nan(""));
 }
 
 std::string commit_of(const json& context, size_t digits) {

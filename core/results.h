@@ -69,6 +69,8 @@ struct Config {
   double eval_every() const { return recipe_.eval_every; }
   // The learning rate as the recipe writes it (train.lr; "?" when absent), for pages.
   const std::string& learning_rate_text() const { return recipe_.lr_text; }
+  // The learning rate (train.lr; NaN when absent).
+  double learning_rate() const { return recipe_.lr; }
 
   static constexpr double kDefaultThreshold = 0.99;  // RunSpec's default (suite/spec.h)
 
@@ -79,6 +81,7 @@ struct Config {
     std::string curriculum = "none";
     double eval_every = 0;
     std::string lr_text = "?";
+    double lr = 0.0;
   };
   json train_ = json::object();
   Recipe recipe_;

@@ -96,4 +96,15 @@ grep -q '"kind": "recallbench.verdicts"' "$tmp/r.json" || { echo "FAIL: the JSON
 # The gated smoke claim against the stored smoke baseline (what ci/gate checks on every commit).
 expect 0 "reproduced    conv-dominates-rank1-smoke" -- verify --claims "$2/ci/claims/smoke-claims.json" \
   --results "$2/ci/baselines/smoke.json"
+
+# `tune`: per cell the rate chosen on the tuning seeds (issue 44): diag locks in 4/4 at 1e-3, 1/4 at 3e-3 and
+# 0/4 at 1e-2 on seeds 0-3; seeds 4-9 (planted beside them) are left out; a tuning seed with no run is refused.
+python3 "$here/plant.py" "$tmp/tune" diag:10:10:400:0:4096:300:0.001 diag:1:10:400:0:4096:300:0.003 \
+  diag:0:10:400:0:4096:300:0.01 || exit 1
+expect 0 "chosen 0.001 (most lock-ins), at the edge of the grid: widen it; 18 run(s) of other seeds left out" -- \
+  tune "$tmp/tune" --seeds 0-3 --json "$tmp/tune.json"
+expect 0 "4/4" -- tune "$tmp/tune" --seeds 0-3
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['kind']=='recallbench.tuning' and d['cells'][0]['lr']==0.001" \
+  "$tmp/tune.json" || { echo "FAIL: tuning JSON"; fail=1; }
+expect 2 "no run of a tuning seed" -- tune "$tmp/tune" --seeds 100-101
 exit $fail

@@ -1,0 +1,17 @@
+// The learning-rate choices of judge/tuning.h as text and JSON (`recallbench tune`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "judge/tuning.h"
+
+namespace rb::reports {
+
+// Per cell its rates' rows (the chosen one marked) and the choice with the step of the rule that made it.
+std::string tuning_table(const std::vector<judge::RateChoice>& choices);
+nlohmann::json tuning_json(const std::vector<judge::RateChoice>& choices, const std::vector<int64_t>& tuning_seeds);
+
+}  // namespace rb::reports
