@@ -86,9 +86,7 @@ Analysis analyse(const History& history, const AnalysisOptions& options);
 // The trend document (its fields: reports/history_page.h).
 nlohmann::json analysis_json(const Analysis& a, const History& history, const AnalysisOptions& options);
 nlohmann::json change_json(const Change& c, const Analysis& a);
-std::string changes_table(const Analysis& a);  // the human list of `history changes`
-// `history log`: one row per commit, one column per selected config (or benchmark for speed).
-std::string log_table(const Analysis& a, Metric metric);
+// Its text (`history changes`, `history log`): suite/history_text.h.
 
 // The pooled baseline from the history for `current` (the configs to be gated), excluding `exclude_commit`:
 // per config, over the commits of its current identity (model and data), the epochs from an anchor on, and

@@ -31,6 +31,7 @@
 #include "reports/report.h"
 #include "reports/speed_gate.h"
 #include "suite/cli.h"
+#include "suite/history_text.h"
 
 namespace rb {
 namespace {
@@ -170,7 +171,7 @@ int run_log(const HistoryOptions& o) {
   const auto a = history::analyse(h, analysis_options(o, false));
   if (a.configs.empty() && a.benchmarks.empty())
     throw UsageError("history log: nothing recorded" + (o.config.empty() ? "" : " matches --config " + o.config));
-  std::fputs(history::log_table(a, metric).c_str(), stdout);
+  std::fputs(log_table(a, metric).c_str(), stdout);
   return kExitOk;
 }
 
@@ -183,7 +184,7 @@ int run_changes(const HistoryOptions& o) {
     for (const auto& c : a.changes) list.push_back(history::change_json(c, a));
     std::puts(list.dump(2).c_str());
   } else {
-    std::fputs(history::changes_table(a).c_str(), stdout);
+    std::fputs(changes_table(a).c_str(), stdout);
   }
   return kExitOk;
 }
@@ -222,7 +223,7 @@ int run_history_report(HistoryOptions o) {
   const auto a = history::analyse(h, opts);
   const json doc = history::analysis_json(a, h, opts);
   write_history_outputs(o, doc);
-  std::fputs(history::changes_table(a).c_str(), stdout);
+  std::fputs(changes_table(a).c_str(), stdout);
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) std::printf("wrote %s\n", p->c_str());
   return kExitOk;
