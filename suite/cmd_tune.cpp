@@ -1,8 +1,9 @@
-// recallbench tune DIR... --seeds S [--json F]: each cell's learning rate chosen on its tuning seeds
+// recallbench tune DIR... --seeds S [--json F] [--by-point]: each cell's learning rate chosen on its tuning seeds
 // (judge/tuning.h; docs/leaderboard.md "Learning rates"). DIR holds the cells' runs at several rates (a
 // battery whose recipes differ in lr, or `run --cell C --task T --lr X` runs); runs of other seeds are left
 // out and counted. Exit codes: 0, 2 bad input.
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "core/json_io.h"
@@ -18,6 +19,7 @@ namespace {
 struct TuneOptions {
   std::vector<std::string> dirs;
   std::string seeds, json;
+  bool by_point = false;
 };
 
 CommandFn add_tune_command(CLI::App& s) {
@@ -26,6 +28,8 @@ CommandFn add_tune_command(CLI::App& s) {
   s.add_option("--seeds", o->seeds, "The tuning seeds (\"100-102\"): only their runs choose; any other is left out")
       ->required();
   s.add_option("--json", o->json, "Also write the choices here (kind recallbench.tuning)");
+  s.add_flag("--by-point", o->by_point,
+             "Also choose at each task point on its own (does the best rate move between points?)");
   return [o]() {
     const std::vector<int64_t> seeds = parse_seeds(o->seeds);
     std::vector<Config> configs;
@@ -36,6 +40,14 @@ CommandFn add_tune_command(CLI::App& s) {
     RB_CHECK_INPUT(!configs.empty(), "tune: no runs in " + o->dirs.front());
     const auto choices = judge::choose_rates(configs, seeds);
     std::fputs(reports::tuning_table(choices).c_str(), stdout);
+    if (o->by_point) {
+      std::map<std::string, std::vector<Config>> points;  // task label (with its options) → its configs
+      for (const auto& c : configs) points[c.task_label()].push_back(c);
+      for (const auto& [point, at] : points) {
+        std::printf("\nat %s alone:\n", point.c_str());
+        std::fputs(reports::tuning_table(judge::choose_rates(at, seeds)).c_str(), stdout);
+      }
+    }
     if (!o->json.empty()) {
       write_json_atomic(o->json, reports::tuning_json(choices, seeds), 2);
       std::printf("wrote %s\n", o->json.c_str());

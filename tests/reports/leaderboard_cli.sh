@@ -106,5 +106,6 @@ expect 0 "chosen 0.001 (most lock-ins), at the edge of the grid: widen it; 18 ru
 expect 0 "4/4" -- tune "$tmp/tune" --seeds 0-3
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['kind']=='recallbench.tuning' and d['cells'][0]['lr']==0.001" \
   "$tmp/tune.json" || { echo "FAIL: tuning JSON"; fail=1; }
+expect 0 "at mqar length:64 pairs:8 vocab:256 alone:" -- tune "$tmp/tune" --seeds 0-3 --by-point
 expect 2 "no run of a tuning seed" -- tune "$tmp/tune" --seeds 100-101
 exit $fail
