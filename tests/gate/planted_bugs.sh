@@ -9,7 +9,8 @@
 #     --only NAME,...       only these mutations of tests/gate/mutations/MANIFEST
 #     --aa N                no mutations: the unmutated tree N times with `run --seed-offset K`,
 #                           K = 1000, 2000, ..., to count false alarms (A/A)
-#     --replicates N        run only the first N replicate values of each replicated mutation (default: all)
+#     --replicates N|K-N    run only the first N (or the K-th to N-th) replicate values of each replicated
+#                           mutation (default: all); e.g. --replicates 1 then --replicates 2-2 interleaves them
 #     --keep DIR            work directory to keep and reuse (the build is then incremental); default a
 #                           fresh mktemp directory under /tmp, removed at the end
 #     --repo DIR            the tree to test (default: the repository this script lives in)
@@ -69,7 +70,11 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || die "no OUT.md given (see --help)"
 [[ "$aa" =~ ^[0-9]+$ ]] || die "--aa: got '$aa', expected a count"
-[[ "$replicates" =~ ^[0-9]+$ ]] || die "--replicates: got '$replicates', expected a count"
+[[ "$replicates" =~ ^[0-9]+(-[0-9]+)?$ ]] || die "--replicates: got '$replicates', expected N or K-N"
+rep_first=1 rep_last="${replicates#*-}"
+[[ "$replicates" != *-* ]] || rep_first="${replicates%-*}"
+[ "$rep_first" -ge 1 ] && { [ "$replicates" = 0 ] || [ "$rep_last" -ge "$rep_first" ]; } ||
+  die "--replicates: got '$replicates', expected 1 <= K <= N"
 [ -z "$build_jobs" ] || [[ "$build_jobs" =~ ^[1-9][0-9]*$ ]] || die "--build-jobs: got '$build_jobs', expected a count"
 [ "$aa" -eq 0 ] || [ -z "$only" ] || die "--aa and --only exclude each other"
 command -v python3 >/dev/null || die "python3 is needed (reads the report JSON)"
@@ -107,7 +112,7 @@ else
       continue
     fi
     IFS=, read -r -a vals <<<"$values"
-    [ "$replicates" -eq 0 ] || vals=("${vals[@]:0:$replicates}")
+    [ "$replicates" = 0 ] || vals=("${vals[@]:$((rep_first - 1)):$((rep_last - rep_first + 1))}")
     for v in "${vals[@]}"; do
       [[ "$v" =~ ^[A-Za-z0-9.+-]+$ ]] || die "MANIFEST: $name: replicate value '$v' (expected a number or a word)"
       names+=("$name@$v") expects+=("$expect") descs+=("${desc//@R@/$v} (replicate @R@ = $v)") values_of+=("$v")
