@@ -9,13 +9,6 @@
 namespace rb::judge {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 // True when `a` beats `b` under the rule, with the step that decided it.
 bool better(const RateRow& a, const RateRow& b, RateReason* why) {
   if (a.locked_in != b.locked_in) {
@@ -66,7 +59,7 @@ RateChoice choose_rate(const std::string& cell, const std::vector<Config>& confi
     }
   }
   for (const auto& [lr, p] : by_rate)
-    if (p.runs > 0) out.rows.push_back({lr, p.runs, p.locked_in, p.steps / static_cast<double>(p.runs), median(p.recalls)});
+    if (p.runs > 0) out.rows.push_back({lr, p.runs, p.locked_in, p.steps / static_cast<double>(p.runs), spread(p.recalls).median});
   RB_CHECK_INPUT(!out.rows.empty(), "choosing a learning rate for " + cell + ": no run of a tuning seed");
   size_t best = 0;
   out.reason = RateReason::kOnlyRate;
