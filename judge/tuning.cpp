@@ -1,6 +1,5 @@
 #include "judge/tuning.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 
@@ -67,7 +66,7 @@ RateChoice choose_rate(const std::string& cell, const std::vector<Config>& confi
     RateReason why = RateReason::kOnlyRate;
     if (better(out.rows[i], out.rows[best], &why)) best = i;
   }
-  // The step that separates the winner from the runner-up (the rate the rule ranks next).
+  // The reason: the deepest step of the rule the winner needs to beat every other rate.
   for (size_t i = 0; i < out.rows.size(); ++i) {
     if (i == best) continue;
     RateReason why = RateReason::kOnlyRate;
