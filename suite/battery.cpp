@@ -244,26 +244,28 @@ void read_model(const json& j, const std::string& where, Battery& b) {
   }
 }
 
-void read_seeds(const json& j, const std::string& where, Battery& b) {
-  const json& seeds = j["seeds"];
+// A seed list (`field` names it in messages): "0-9", "0,2,5-7" or a list of distinct integers.
+std::vector<int64_t> read_seed_list(const json& seeds, const std::string& where, const std::string& field) {
+  std::vector<int64_t> out;
   if (seeds.is_string()) {
     try {
-      b.seeds = parse_seeds(seeds.get<std::string>());
+      out = parse_seeds(seeds.get<std::string>());
     } catch (const UsageError& e) {
-      throw UsageError(where + ": field 'seeds': " + e.what(), e.hint());
+      throw UsageError(where + ": field '" + field + "': " + e.what(), e.hint());
     }
   } else if (seeds.is_array() && !seeds.empty()) {
     for (const auto& s : seeds) {
       if (!s.is_number_integer() || s.get<int64_t>() < 0 || s.get<int64_t>() > kMaxSeed)
-        fail(where, "seeds", fmt::format("integers in [0, {}]", kMaxSeed), seeds);
-      if (static_cast<int64_t>(b.seeds.size()) >= kMaxSeeds) fail(where, "seeds", fmt::format("at most {} seeds", kMaxSeeds), seeds);
-      b.seeds.push_back(s.get<int64_t>());
+        fail(where, field, fmt::format("integers in [0, {}]", kMaxSeed), seeds);
+      if (static_cast<int64_t>(out.size()) >= kMaxSeeds) fail(where, field, fmt::format("at most {} seeds", kMaxSeeds), seeds);
+      out.push_back(s.get<int64_t>());
     }
   } else {
-    fail(where, "seeds", "a seed list like \"0-9\" or a non-empty list of integers", seeds);
+    fail(where, field, "a seed list like \"0-9\" or a non-empty list of integers", seeds);
   }
-  std::set<int64_t> distinct(b.seeds.begin(), b.seeds.end());
-  if (distinct.size() != b.seeds.size()) fail(where, "seeds", "distinct seeds", seeds);
+  std::set<int64_t> distinct(out.begin(), out.end());
+  if (distinct.size() != out.size()) fail(where, field, "distinct seeds", seeds);
+  return out;
 }
 
 // The shared recipe `name` (suite/presets/recipes.json) where a battery's recipes[i] names one.
@@ -325,13 +327,56 @@ void read_contrasts(const json& j, const std::string& where, Battery& b) {
   }
 }
 
+// The tuning block, after the seeds and recipes it refers to.
+void read_tuning(const json& j, const std::string& where, Battery& b) {
+  if (!j.contains("tuning")) return;
+  const json& t = j["tuning"];
+  if (!t.is_object()) fail(where, "tuning", "an object {\"lr\": [...], \"seeds\": \"100-101\"}", t);
+  check_fields(t, where, "tuning.", {"lr", "seeds", "rule"});
+  for (const char* required : {"lr", "seeds"})
+    if (!t.contains(required)) throw UsageError(where + ": missing field 'tuning." + std::string(required) + "'",
+                                                "see suite/battery_schema.md, \"The tuning stage\"");
+  BatteryTuning out;
+  const json& lrs = t["lr"];
+  const auto& lr_row = number_row(train_numbers(), "lr");
+  if (!lrs.is_array() || lrs.size() < 2) fail(where, "tuning.lr", "a list of at least two learning rates", lrs);
+  for (const auto& v : lrs) {
+    if (!v.is_number() || !lr_row.in_range(v.get<double>()))
+      fail(where, "tuning.lr", "learning rates in " + lr_row.range(), lrs);
+    out.lrs.push_back(v.get<double>());
+  }
+  std::sort(out.lrs.begin(), out.lrs.end());
+  if (std::adjacent_find(out.lrs.begin(), out.lrs.end()) != out.lrs.end())
+    fail(where, "tuning.lr", "distinct learning rates", lrs);
+  out.seeds = read_seed_list(t["seeds"], where, "tuning.seeds");
+  for (int64_t s : out.seeds)
+    if (std::find(b.seeds.begin(), b.seeds.end(), s) != b.seeds.end())
+      throw UsageError(fmt::format("{}: field 'tuning.seeds': seed {} is also a scoring seed ('seeds')", where, s),
+                       "tuning seeds choose the rate and must never be the seeds a row is scored on; take "
+                       "seeds outside 'seeds', e.g. 100-101");
+  if (t.contains("rule")) {
+    out.rule = get_string(t, "rule", where, "tuning.rule");
+    if (std::find(std::begin(kTuningRules), std::end(kTuningRules), out.rule) == std::end(kTuningRules))
+      fail(where, "tuning.rule", "\"most-lock-ins\" (the one rule: judge/tuning.h)", t["rule"]);
+  }
+  for (const auto& r : b.recipes)
+    for (double lr : out.lrs)
+      if (!valid_name(BatteryTuning::recipe_name(r.name, lr)))
+        fail(where, "recipes", "recipe names short enough to take a rate suffix", json(r.name));
+  b.tuning = out;
+}
+
 }  // namespace
+
+std::string BatteryTuning::recipe_name(const std::string& recipe, double lr) {
+  return fmt::format("{}-lr{:g}", recipe, lr);
+}
 
 Battery Battery::from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
   check_fields(j, where, "",
                {"schema_version", "name", "description", "cells", "cell_options", "reference", "model", "state_budget",
-                "threshold", "seeds", "tasks", "recipes", "contrasts"});
+                "threshold", "seeds", "tasks", "recipes", "contrasts", "tuning"});
   for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
     if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
                                                 "see suite/battery_schema.md");
@@ -348,7 +393,7 @@ Battery Battery::from_json(const json& j, const std::string& where) {
 
   read_cells(j, where, b);
   read_model(j, where, b);
-  read_seeds(j, where, b);
+  b.seeds = read_seed_list(j["seeds"], where, "seeds");
   const json& tasks = j["tasks"];
   if (!tasks.is_array() || tasks.empty()) fail(where, "tasks", "a non-empty list of tasks", tasks);
   for (size_t i = 0; i < tasks.size(); ++i)
@@ -356,6 +401,7 @@ Battery Battery::from_json(const json& j, const std::string& where) {
 
   read_recipes(j, where, b);
   read_contrasts(j, where, b);
+  read_tuning(j, where, b);
   return b;
 }
 
@@ -387,6 +433,7 @@ json Battery::to_json() const {
     j["recipes"].push_back(rj);
   }
   j["contrasts"] = contrasts;
+  if (tuning) j["tuning"] = {{"lr", tuning->lrs}, {"seeds", tuning->seeds}, {"rule", tuning->rule}};
   return j;
 }
 Battery load_battery(const std::string& name_or_path) {

@@ -24,7 +24,9 @@
 //       {"name": "default", "steps": 2000, "batch": 64, "lr": 3e-3, "curriculum": "none", ...},
 //       "lb"                                      a shared recipe by name (suite/presets/recipes.json)
 //     ],
-//     "contrasts": ["conv", "transition", "decay", "curriculum", "reference"]   optional
+//     "contrasts": ["conv", "transition", "decay", "curriculum", "reference"],  optional
+//     "tuning": {"lr": [3e-4, 1e-3, 3e-3, 1e-2], "seeds": "100-101",           optional: each cell's learning
+//                "rule": "most-lock-ins"}                                      rate chosen first (below)
 //   }
 //
 // Unknown fields, wrong types, empty lists and a wrong schema version are UsageErrors naming the field
@@ -33,6 +35,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +68,21 @@ struct BatteryTask {
   }
 };
 
+// The tuning stage (issue 44; docs/leaderboard.md "Learning rates"): before its scoring runs, every cell trains
+// at each rate of the grid on the tuning seeds (every task point and recipe of the battery, the recipe's lr
+// replaced), and the rule picks the cell's rate from those runs alone (judge/tuning.h). The scoring runs then
+// train at that rate on the battery's seeds, which must be disjoint from the tuning seeds: a row's seeds never
+// choose its rate.
+struct BatteryTuning {
+  std::vector<double> lrs;          // ascending, distinct, each a plausible lr
+  std::vector<int64_t> seeds;       // disjoint from Battery::seeds
+  std::string rule = "most-lock-ins";  // the one rule: most lock-ins, shortest time, higher recall, lower rate
+
+  // The recipe's name at one rate of the grid: "lb" at 0.001 → "lb-lr0.001".
+  static std::string recipe_name(const std::string& recipe, double lr);
+};
+inline constexpr const char* kTuningRules[] = {"most-lock-ins"};
+
 // A named training recipe: TrainSpec fields over the defaults (threshold comes from the battery).
 struct BatteryRecipe {
   std::string name = "default";
@@ -83,6 +102,10 @@ struct Battery {
   std::vector<BatteryTask> tasks;
   std::vector<BatteryRecipe> recipes;  // never empty after parsing
   std::vector<std::string> contrasts;
+  std::optional<BatteryTuning> tuning;
+  // Each cell's learning rate as its tuning stage chose it (not part of the document: the scoring plan's runs
+  // carry it, and DIR/tuning/selection.json says how it was chosen). A cell without one trains at its recipes' lr.
+  std::map<std::string, double> rates;
   std::string base_dir;               // the battery file's directory ("" for presets): script:PATH cells are
                                       // relative to it (not part of the document)
 

@@ -6,9 +6,12 @@
 //   recallbench plan --battery smoke --specs      each run's full spec (JSON, one line) under its key
 //   recallbench plan --battery smoke --json       the plan document (what the runner writes to DIR/plan.json)
 //   recallbench plan --battery smoke --battery-json   the battery itself, canonical (a file to start from)
+// A battery with a tuning stage shows both stages (its tuning runs, then the scoring runs) and their costs.
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "suite/battery.h"
 #include "suite/cli.h"
@@ -33,24 +36,54 @@ int run_plan_command(PlanOptions o) {
     return kExitOk;
   }
   const Shard shard = Shard::parse(o.shard);
+  // A battery with a tuning stage is two plans: the tuning runs, then the scoring runs at the chosen rates (their
+  // keys follow the choice; the count and cost do not depend on it).
+  const std::optional<Plan> tuning = plan.battery.tuning ? std::optional<Plan>(make_tuning_plan(plan.battery)) : std::nullopt;
   if (o.json) {
-    fmt::print("{}\n", plan.to_json().dump(2));
+    if (tuning) fmt::print("{}\n", nlohmann::json{{"tuning", tuning->to_json()}, {"scoring", plan.to_json()}}.dump(2));
+    else fmt::print("{}\n", plan.to_json().dump(2));
     return kExitOk;
   }
-  double cost = 0;
-  std::set<std::string> configs;
-  for (const auto& r : plan.runs) {
-    cost += estimate_run_seconds(r);
-    configs.insert(r.config_key());
+  const auto cost_of = [](const Plan& p, std::set<std::string>* configs) {
+    double cost = 0;
+    for (const auto& r : p.runs) {
+      cost += estimate_run_seconds(r);
+      configs->insert(r.config_key());
+    }
+    return cost;
+  };
+  std::set<std::string> configs, tuning_configs;
+  const double cost = cost_of(plan, &configs);
+  if (tuning) {
+    const double tuning_cost = cost_of(*tuning, &tuning_configs);
+    const auto& t = *plan.battery.tuning;
+    fmt::print("battery {}: {} runs in two stages; estimated ≤ {} in all\n", plan.battery.name,
+               tuning->runs.size() + plan.runs.size(), core_time_text(cost + tuning_cost));
+    fmt::print("  tuning: {} runs ({} configs x {} tuning seeds: every config at {} learning rates, {}), estimated ≤ "
+               "{}; into DIR/tuning\n",
+               tuning->runs.size(), tuning_configs.size(), t.seeds.size(), t.lrs.size(), fmt::join(t.lrs, ", "),
+               core_time_text(tuning_cost));
+    fmt::print("  scoring: {} runs ({} configs x {} seeds, each cell at the rate its tuning chooses), {} contrasts; "
+               "estimated ≤ {}\n",
+               plan.runs.size(), configs.size(), plan.battery.seeds.size(), plan.contrasts.size(), core_time_text(cost));
+  } else {
+    fmt::print("battery {}: {} runs ({} configs x {} seeds), {} contrasts; estimated ≤ {}\n", plan.battery.name,
+               plan.runs.size(), configs.size(), plan.battery.seeds.size(), plan.contrasts.size(), core_time_text(cost));
   }
-  fmt::print("battery {}: {} runs ({} configs x {} seeds), {} contrasts; estimated ≤ {}\n", plan.battery.name,
-             plan.runs.size(), configs.size(), plan.battery.seeds.size(), plan.contrasts.size(), core_time_text(cost));
   if (!plan.battery.description.empty()) fmt::print("  {}\n", plan.battery.description);
   for (const auto& line : over_budget(plan))
     fmt::print("  over budget: {} (run refuses it with --cell unless --allow-over-budget)\n", line);
   const auto indices = shard_indices(plan.runs.size(), shard);
   if (shard.count > 1) fmt::print("shard {}/{}: {} runs\n", shard.index, shard.count, indices.size());
-  fmt::print("\nruns:\n");
+  if (tuning) {
+    const auto tuning_indices = shard_indices(tuning->runs.size(), shard);
+    fmt::print("\ntuning runs:\n");
+    for (size_t i : tuning_indices) {
+      fmt::print("  {:>5}  {}\n", i, tuning->runs[i].key());
+      if (o.specs) fmt::print("         {}\n", tuning->runs[i].to_json().dump());
+    }
+  }
+  fmt::print(tuning ? "\nscoring runs (shown at the recipes' rates; each cell's key follows its chosen rate):\n" : "\nruns:\n");
   for (size_t i : indices) {
     fmt::print("  {:>5}  {}\n", i, plan.runs[i].key());
     if (o.specs) fmt::print("         {}\n", plan.runs[i].to_json().dump());

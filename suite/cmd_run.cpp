@@ -8,6 +8,10 @@
 // interrupted command, rerun, finishes only the rest; --force retrains); corrupt files, and results another
 // build recorded (--keep-other-builds keeps those), are moved aside and rerun. Several runs or shards may share DIR. When the whole plan is complete, DIR/aggregate.json holds
 // the per-config lock-in counts (suite/runner.h).
+//
+// A battery with a tuning stage (suite/battery.h) runs it first into DIR/tuning/, writes the choice of each
+// cell's learning rate to DIR/tuning/selection.json, then trains the scoring runs at those rates into DIR
+// (suite/runner_stages.h); --stage tuning|scoring runs one stage (the Slurm scripts' two arrays).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -19,6 +23,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "suite/battery.h"
 #include "suite/cli.h"
@@ -27,6 +32,8 @@
 #include "suite/planner.h"
 #include "suite/run_flags.h"
 #include "suite/runner.h"
+#include "suite/runner_stages.h"
+#include "reports/tuning_text.h"
 #include "suite/train/train_api.h"
 
 namespace rb {
@@ -43,55 +50,41 @@ struct RunOptions {
   bool keep_other_builds = false;
   std::string only;  // --config: keep the configs whose key contains one of these (comma-separated)
   bool allow_over_budget = false;
+  std::string stage = "all";  // a battery with a tuning stage: all | tuning | scoring
 };
 
-int run_run(RunOptions& o) {
-  RunnerOptions ro;
-  ro.shard = Shard::parse(o.shard);
-  Plan plan = plan_from_flags(o.what);
-  if (!o.only.empty()) {
-    std::vector<std::string> parts;
-    for (size_t at = 0; at <= o.only.size();) {
-      const size_t comma = std::min(o.only.find(',', at), o.only.size());
-      if (comma > at) parts.push_back(o.only.substr(at, comma - at));
-      at = comma + 1;
-    }
-    std::vector<RunSpec> kept;
-    for (auto& r : plan.runs) {
-      const std::string key = r.config_key();
-      if (std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return key.find(p) != std::string::npos; }))
-        kept.push_back(std::move(r));
-    }
-    if (kept.empty())
-      throw UsageError("--config " + o.only + " matches no config of the plan",
-                       "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
-    plan.runs = std::move(kept);
+// Keeps the configs whose key contains one of `only`'s comma-separated parts; false when none is left.
+bool keep_configs(Plan& plan, const std::string& only) {
+  if (only.empty()) return true;
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= only.size();) {
+    const size_t comma = std::min(only.find(',', at), only.size());
+    if (comma > at) parts.push_back(only.substr(at, comma - at));
+    at = comma + 1;
   }
-  // The state budget before the compute: a new entrant on a battery's budget (--battery B --cell C) that is over it
-  // is refused; anything else over a budget is said, and runs.
-  if (const auto over = over_budget(plan); !over.empty()) {
-    const bool entrant = !o.what.battery.empty() && !o.what.cell.empty();
-    for (const auto& line : over) fmt::print(stderr, "{}: {}\n", entrant && !o.allow_over_budget ? "error" : "warning", line);
-    if (entrant && !o.allow_over_budget)
-      throw UsageError("over the battery's state budget: not a matched-state entrant (nothing was trained)",
-                       over_budget_hint(plan.runs.front().cell.name, plan.runs.front().model.state_budget));
+  std::vector<RunSpec> kept;
+  for (auto& r : plan.runs) {
+    const std::string key = r.config_key();
+    if (std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return key.find(p) != std::string::npos; }))
+      kept.push_back(std::move(r));
   }
-  ro.out = o.out;
-  {  // A results directory that cannot be one is bad input, before anything is planned or trained.
-    namespace fs = std::filesystem;
-    if (o.out.empty()) throw UsageError("--out is empty", "give a results directory, e.g. --out results");
-    std::error_code ec;
-    if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec))
-      throw UsageError("--out " + o.out + " exists and is not a directory", "give a results directory");
-    fs::create_directories(fs::path(o.out) / "runs", ec);
-    if (ec) throw UsageError("--out " + o.out + ": cannot create the results directory: " + ec.message());
-  }
-  ro.jobs = o.jobs;
-  ro.threads = o.threads;
-  ro.force = o.force;
-  ro.keep_other_builds = o.keep_other_builds;
-  ro.retries = o.retries;
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  plan.runs = std::move(kept);
+  return !plan.runs.empty();
+}
+
+void make_results_dir(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  if (out.empty()) throw UsageError("--out is empty", "give a results directory, e.g. --out results");
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw UsageError("--out " + out.string() + " exists and is not a directory", "give a results directory");
+  fs::create_directories(out / "runs", ec);
+  if (ec) throw UsageError("--out " + out.string() + ": cannot create the results directory: " + ec.message());
+}
+
+// Trains `plan` (this shard of it) into ro.out and says how it went; the command's exit code, or -1 when
+// every run of the shard has a result (the caller goes on).
+int train(const Plan& plan, const RunnerOptions& ro, int jobs) {
   const std::string shard_text = ro.shard.count > 1 ? fmt::format(", shard {}/{}", ro.shard.index, ro.shard.count) : "";
   fmt::print(stderr, "battery {}: {} runs{}, {} worker{}, results in {}\n", plan.battery.name, plan.runs.size(),
              shard_text, jobs, jobs == 1 ? "" : "s", std::filesystem::absolute(ro.out / "runs").string());
@@ -133,6 +126,84 @@ int run_run(RunOptions& o) {
                sum.failed);
     return kExitInternal;
   }
+  return -1;
+}
+
+// A battery with a tuning stage: its tuning runs (unless --stage scoring), then, once the choice is final, the
+// scoring plan at the chosen rates. Returns the exit code, or -1 with `plan` replaced by the scoring plan.
+int run_tuning_stage(Plan& plan, const RunOptions& o, const RunnerOptions& ro, int jobs, Stage stage) {
+  const Battery& battery = plan.battery;
+  Plan tuning = make_tuning_plan(battery);
+  RunnerOptions tro = ro;
+  tro.out = tuning_dir(ro.out);
+  if (stage != Stage::kScoring) {
+    make_results_dir(tro.out);
+    const auto& t = *battery.tuning;
+    fmt::print(stderr, "tuning stage: each cell at {} learning rates ({:g} to {:g}) on tuning seeds {}, rule {}\n",
+               t.lrs.size(), t.lrs.front(), t.lrs.back(), fmt::join(t.seeds, ","), t.rule);
+    Plan mine = tuning;
+    keep_configs(mine, o.only);
+    if (const int code = train(mine, tro, jobs); code >= 0) return code;
+    if (stage == Stage::kTuning) {
+      fmt::print("tuning stage done for this shard; the scoring stage: the same command with --stage scoring\n");
+      return kExitOk;
+    }
+  }
+  const Selection selection = read_selection(tuning, tro.out);
+  if (!selection.complete()) {
+    const std::string what = fmt::format("the tuning stage is incomplete: {} of its {} runs have no result in {} "
+                                         "(other shards', or runs that failed); scoring starts only when the choice "
+                                         "is final",
+                                         selection.missing, selection.runs, std::filesystem::absolute(tro.out).string());
+    if (stage == Stage::kScoring) throw UsageError(what, "run the tuning stage (every shard) first: --stage tuning");
+    fmt::print("{}: run the same command again when every shard's tuning runs are done\n", what);
+    return kExitOk;
+  }
+  const auto selection_path = tro.out / "selection.json";
+  write_json_atomic(selection_path, selection_json(battery, selection), 2);
+  fmt::print("\nlearning rates chosen on the tuning seeds ({}):\n{}", selection_path.string(),
+             reports::tuning_table(selection.choices));
+  plan = make_plan(with_rates(battery, selection));
+  keep_configs(plan, o.only);
+  return -1;
+}
+
+int run_run(RunOptions& o) {
+  RunnerOptions ro;
+  ro.shard = Shard::parse(o.shard);
+  const Stage stage = parse_stage(o.stage);
+  Plan plan = plan_from_flags(o.what);
+  if (stage != Stage::kAll && !plan.battery.tuning)
+    throw UsageError("--stage " + o.stage + ": battery " + plan.battery.name + " has no tuning stage");
+  {
+    Plan probe = plan.battery.tuning ? make_tuning_plan(plan.battery) : plan;
+    if (!keep_configs(probe, o.only) && !keep_configs(plan, o.only))
+      throw UsageError("--config " + o.only + " matches no config of the plan",
+                       "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
+    keep_configs(plan, o.only);
+  }
+  // The state budget before the compute: a new entrant on a battery's budget (--battery B --cell C) that is over it
+  // is refused; anything else over a budget is said, and runs.
+  if (const auto over = over_budget(plan); !over.empty()) {
+    const bool entrant = !o.what.battery.empty() && !o.what.cell.empty();
+    for (const auto& line : over) fmt::print(stderr, "{}: {}\n", entrant && !o.allow_over_budget ? "error" : "warning", line);
+    if (entrant && !o.allow_over_budget)
+      throw UsageError("over the battery's state budget: not a matched-state entrant (nothing was trained)",
+                       over_budget_hint(plan.runs.front().cell.name, plan.runs.front().model.state_budget));
+  }
+  ro.out = o.out;
+  make_results_dir(ro.out);  // a results directory that cannot be one is bad input, before anything is trained
+  ro.jobs = o.jobs;
+  ro.threads = o.threads;
+  ro.force = o.force;
+  ro.keep_other_builds = o.keep_other_builds;
+  ro.retries = o.retries;
+  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (plan.battery.tuning)
+    if (const int code = run_tuning_stage(plan, o, ro, jobs, stage); code >= 0) return code;
+
+  if (const int code = train(plan, ro, jobs); code >= 0) return code;
+  const auto agg_path = std::filesystem::absolute(ro.out / "aggregate.json");
   if (std::filesystem::exists(agg_path)) {
     const json agg = read_json_file(agg_path);
     if (with_json_errors(agg_path.string(), [&] { return agg.at("missing").empty(); }))
@@ -163,6 +234,11 @@ CommandFn add_run_command(CLI::App& s) {
   sub->add_option("--threads", o->threads,
                   "LibTorch threads per run, 1 to 64 (default 1; results are identical at 1)")
       ->check(CLI::Range(1, 64));
+  sub->add_option("--stage", o->stage,
+                  "A battery with a tuning stage: all (default: the tuning runs, then, once every tuning run has a "
+                  "result, the scoring runs at each cell's chosen rate), tuning (its runs only), or scoring (needs "
+                  "the tuning stage complete; Slurm's second array)")
+      ->check(CLI::IsMember({"all", "tuning", "scoring"}));
   sub->add_flag("--force", o->force, "Retrain runs whose result files already exist");
   sub->add_flag("--keep-other-builds", o->keep_other_builds,
                 "Count results recorded by another build (commit, compiler, LibTorch, build type) as done; by "

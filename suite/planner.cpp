@@ -29,12 +29,15 @@ json Plan::to_json() const {
   }
   json c = json::array();
   for (const auto& x : contrasts) c.push_back(x.to_json());
-  return {{"schema_version", kPlanSchemaVersion},
-          {"kind", "recallbench.plan"},
-          {"battery", battery.to_json()},
-          {"runs", runs_json},
-          {"contrasts", c},
-          {"estimated_core_seconds", cost}};
+  json out = {{"schema_version", kPlanSchemaVersion},
+              {"kind", "recallbench.plan"},
+              {"battery", battery.to_json()},
+              {"runs", runs_json},
+              {"contrasts", c},
+              {"estimated_core_seconds", cost}};
+  if (stage != PlanStage::kWhole) out["stage"] = stage == PlanStage::kTuning ? "tuning" : "scoring";
+  if (!battery.rates.empty()) out["rates"] = battery.rates;
+  return out;
 }
 
 std::vector<std::string> registered_cells() { return registered_cell_names(); }
@@ -141,6 +144,7 @@ class PlanBuilder {
     base.task.options = point.options;
     base.model = battery_.model;
     base.train = recipe.train;
+    if (const auto rate = battery_.rates.find(cell); rate != battery_.rates.end()) base.train.lr = rate->second;
     RunSpec resolved;
     try {
       resolved = resolve_spec(base);
@@ -226,6 +230,7 @@ Plan make_plan(const Battery& battery) {
   const std::string where = "battery " + battery.name;
   Plan plan;
   plan.battery = battery;
+  if (battery.tuning) plan.stage = PlanStage::kScoring;
   std::vector<std::string> cells = battery_cells(battery, where);
   check_plan_size(battery, cells, where);
   PlanBuilder builder(battery, std::move(cells), plan);
@@ -235,6 +240,40 @@ Plan make_plan(const Battery& battery) {
         if (battery.tasks[ti].uses(recipe.name)) builder.add_point(ti, point, recipe);
   if (std::find(battery.contrasts.begin(), battery.contrasts.end(), "curriculum") != battery.contrasts.end())
     add_curriculum_contrasts(plan);
+  return plan;
+}
+
+Battery tuning_battery(const Battery& battery) {
+  RB_CHECK_INPUT(battery.tuning.has_value(), "battery " + battery.name + " has no tuning stage");
+  const BatteryTuning& tuning = *battery.tuning;
+  Battery t = battery;
+  t.name = battery.name + "-tuning";
+  t.seeds = tuning.seeds;
+  t.reference.clear();
+  t.contrasts.clear();
+  t.tuning.reset();
+  t.rates.clear();
+  t.recipes.clear();
+  for (const auto& r : battery.recipes)
+    for (double lr : tuning.lrs) {
+      BatteryRecipe at = r;
+      at.name = BatteryTuning::recipe_name(r.name, lr);
+      at.train.lr = lr;
+      t.recipes.push_back(at);
+    }
+  for (size_t ti = 0; ti < t.tasks.size(); ++ti) {
+    std::vector<std::string> names;
+    for (const auto& r : battery.recipes)
+      if (battery.tasks[ti].uses(r.name))
+        for (double lr : tuning.lrs) names.push_back(BatteryTuning::recipe_name(r.name, lr));
+    t.tasks[ti].recipes = names;
+  }
+  return t;
+}
+
+Plan make_tuning_plan(const Battery& battery) {
+  Plan plan = make_plan(tuning_battery(battery));
+  plan.stage = PlanStage::kTuning;
   return plan;
 }
 

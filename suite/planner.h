@@ -39,12 +39,18 @@ struct Contrast {
   nlohmann::json to_json() const;
 };
 
+// A battery with a tuning block (battery.h) is two plans: its tuning stage, then its scoring runs at the rates
+// the tuning stage chose (Battery::rates).
+enum class PlanStage { kWhole, kTuning, kScoring };
+
 struct Plan {
   Battery battery;
+  PlanStage stage = PlanStage::kWhole;
   std::vector<RunSpec> runs;          // resolved, in plan order; keys are unique
   std::vector<Contrast> contrasts;
   // {"schema_version", "kind": "recallbench.plan", "battery": {...}, "runs": [{"key", "file", "spec"}],
-  //  "contrasts": [...], "estimated_core_seconds"}
+  //  "contrasts": [...], "estimated_core_seconds"}, with "stage" ("tuning" | "scoring") and "rates" ({cell: lr})
+  // for a battery with a tuning stage
   nlohmann::json to_json() const;
 };
 
@@ -54,7 +60,15 @@ struct Plan {
 // cluster's limit); larger batteries are refused before anything is expanded.
 inline constexpr int64_t kMaxPlanRuns = 1'000'000;
 
+// A battery with a tuning block gives its scoring plan (stage kScoring): each cell at Battery::rates' rate,
+// or at its recipes' lr while none is chosen (what `plan` costs; `run` never trains it before the choice).
 Plan make_plan(const Battery& battery);
+
+// The tuning stage of a battery with a tuning block: the same cells, task points and recipes, each recipe once
+// per rate of the grid (named BatteryTuning::recipe_name), on the tuning seeds; no contrasts. UsageError for a
+// battery without one.
+Battery tuning_battery(const Battery& battery);
+Plan make_tuning_plan(const Battery& battery);
 
 // Configs of the plan whose cell's state exceeds the state budget by more than 10% (reports/results.h
 // over_budget: not matched-state entrants), one line each: "cell X on TASK: state N numbers, over the budget B

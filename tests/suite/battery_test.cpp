@@ -105,6 +105,82 @@ TEST(Battery, PresetsPlanOrNameTheMissingCell) {
   EXPECT_EQ(first.contrasts[0].knob, "conv");
 }
 
+json tuned() {
+  json j = tiny();
+  j["tuning"] = {{"lr", {1e-2, 1e-3, 3e-3}}, {"seeds", "100-101"}};
+  return j;
+}
+
+TEST(BatteryTuning, ErrorsNameTheField) {
+  EXPECT_EQ(error_of(tuned()), "");
+  struct Case {
+    const char* what;
+    std::function<void(json&)> edit;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"scoring seed", [](json& j) { j["tuning"]["seeds"] = "1-2"; }, "field 'tuning.seeds': seed 1 is also a scoring seed"},
+      {"one rate", [](json& j) { j["tuning"]["lr"] = {1e-3}; }, "field 'tuning.lr': expected a list of at least two"},
+      {"same rate twice", [](json& j) { j["tuning"]["lr"] = {1e-3, 0.001}; }, "field 'tuning.lr': expected distinct"},
+      {"rate out of range", [](json& j) { j["tuning"]["lr"] = {1e-3, 20.0}; }, "field 'tuning.lr': expected learning rates in"},
+      {"rate type", [](json& j) { j["tuning"]["lr"] = {1e-3, "fast"}; }, "field 'tuning.lr'"},
+      {"no seeds", [](json& j) { j["tuning"].erase("seeds"); }, "missing field 'tuning.seeds'"},
+      {"bad seeds", [](json& j) { j["tuning"]["seeds"] = "9-3"; }, "field 'tuning.seeds'"},
+      {"unknown rule", [](json& j) { j["tuning"]["rule"] = "best-recall"; }, "field 'tuning.rule'"},
+      {"unknown field", [](json& j) { j["tuning"]["budget"] = 0.5; }, "unknown field 'tuning.budget'"},
+      {"not an object", [](json& j) { j["tuning"] = json::array(); }, "field 'tuning': expected an object"},
+  };
+  for (const auto& c : cases) {
+    json j = tuned();
+    c.edit(j);
+    const std::string msg = error_of(j);
+    EXPECT_NE(msg.find(c.expected), std::string::npos) << c.what << ": got \"" << msg << "\"";
+  }
+}
+
+// The tuning stage is every config of the battery at each rate, on the tuning seeds only, without contrasts;
+// the scoring plan trains each cell at its chosen rate and keeps the battery's contrasts.
+TEST(BatteryTuning, TuningPlanAndScoringAtTheChosenRates) {
+  const Battery b = Battery::from_json(tuned(), "t");
+  EXPECT_EQ(Battery::from_json(b.to_json(), "again").to_json(), b.to_json());
+  ASSERT_TRUE(b.tuning.has_value());
+  EXPECT_EQ(b.tuning->lrs, (std::vector<double>{1e-3, 3e-3, 1e-2}));  // ascending
+
+  const Plan tuning = make_tuning_plan(b);
+  EXPECT_EQ(tuning.stage, PlanStage::kTuning);
+  EXPECT_TRUE(tuning.contrasts.empty());
+  EXPECT_EQ(tuning.runs.size(), 2u * 2u * 3u * 2u);  // cells × lengths × rates × tuning seeds
+  std::set<double> rates;
+  for (const auto& r : tuning.runs) {
+    EXPECT_TRUE(r.seed == 100 || r.seed == 101) << r.key();
+    rates.insert(r.train.lr);
+  }
+  EXPECT_EQ(rates, (std::set<double>{1e-3, 3e-3, 1e-2}));
+
+  const Plan unchosen = make_plan(b);  // what `plan` costs: the recipes' rate
+  EXPECT_EQ(unchosen.stage, PlanStage::kScoring);
+  Battery chosen = b;
+  chosen.rates = {{"diag", 1e-2}, {"diag+conv", 1e-3}};
+  const Plan scoring = make_plan(chosen);
+  EXPECT_EQ(scoring.runs.size(), unchosen.runs.size());
+  EXPECT_EQ(scoring.contrasts.size(), unchosen.contrasts.size());
+  for (const auto& r : scoring.runs) {
+    EXPECT_TRUE(r.seed == 0 || r.seed == 1);
+    EXPECT_EQ(r.train.lr, r.cell.name == "diag" ? 1e-2 : 1e-3) << r.key();
+  }
+  // The scoring runs at the chosen rate are the tuning stage's configs at that rate, on other seeds.
+  std::set<std::string> tuning_configs;
+  for (const auto& r : tuning.runs) tuning_configs.insert(r.config_key());
+  for (const auto& r : scoring.runs) EXPECT_TRUE(tuning_configs.count(r.config_key())) << r.key();
+  EXPECT_EQ(scoring.to_json()["rates"], json({{"diag", 1e-2}, {"diag+conv", 1e-3}}));
+  EXPECT_EQ(scoring.to_json()["stage"], "scoring");
+  // A battery without tuning: no stage, no rates in its plan document (plan.json unchanged).
+  const json plain = make_plan(Battery::from_json(tiny(), "t")).to_json();
+  EXPECT_FALSE(plain.contains("stage"));
+  EXPECT_FALSE(plain.contains("rates"));
+  EXPECT_THROW(make_tuning_plan(Battery::from_json(tiny(), "t")), UsageError);
+}
+
 TEST(Battery, LoadBatteryErrors) {
   try {
     load_battery("nope");
