@@ -70,8 +70,10 @@ double quantile(std::vector<double> values, double q) {
   return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
-std::string setting_key(const Config& c) {
-  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", c.train()}}.dump();
+std::string setting_key(const Config& c, Rates rates) {
+  json train = c.train();
+  if (rates == Rates::kPerCell && train.is_object()) train.erase("lr");
+  return json{{"task", c.task}, {"task_options", c.task_options}, {"model", c.model}, {"train", train}}.dump();
 }
 
 Spread spread(std::vector<double> values) {

@@ -133,8 +133,10 @@ double quantile(std::vector<double> values, double q);
 
 // The setting a config was run in, as a key: its task with the task options, the model and the recipe, not the
 // cell. Configs of different cells with the same key are one task point of the leaderboard and the two arms of
-// a contrast.
-std::string setting_key(const Config& config);
+// a contrast. Rates::kPerCell leaves the learning rate out: on a board whose battery tunes each cell's rate
+// (issue 44), cells at their own rates meet at one task point.
+enum class Rates { kShared, kPerCell };
+std::string setting_key(const Config& config, Rates rates = Rates::kShared);
 
 // The spread of a sample (NaN fields when it is empty).
 struct Spread {

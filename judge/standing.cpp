@@ -20,12 +20,12 @@ std::string point_label(const Config& c) {
 namespace {
 
 // The task points of the entrants (one per setting_key), in label order.
-std::vector<TaskStanding> task_points(const std::vector<Entrant>& entrants) {
+std::vector<TaskStanding> task_points(const std::vector<Entrant>& entrants, Rates rates) {
   std::vector<TaskStanding> tasks;
   std::set<std::string> seen_points;
   for (const auto& r : entrants) {
     for (const auto& c : *r.configs) {
-      const std::string p = setting_key(c);
+      const std::string p = setting_key(c, rates);
       if (!seen_points.insert(p).second) continue;
       TaskStanding t;
       t.point = p;
@@ -39,13 +39,13 @@ std::vector<TaskStanding> task_points(const std::vector<Entrant>& entrants) {
 }
 
 // Each row's placing at the task point (absent when the row lacks it), in row order.
-void place_rows(TaskStanding& t, const std::vector<Entrant>& entrants) {
+void place_rows(TaskStanding& t, const std::vector<Entrant>& entrants, Rates rates) {
   for (const auto& r : entrants) {
     Placing p;
     p.cell = r.cell;
     p.is_new = r.is_new;
     for (const auto& c : *r.configs) {
-      if (setting_key(c) != t.point) continue;
+      if (setting_key(c, rates) != t.point) continue;
       p.present = true;
       p.summary = summarize(c);
       p.state_size = c.state_size;
@@ -126,15 +126,15 @@ void rank_rows(Standing& st, const std::vector<Entrant>& entrants) {
 
 }  // namespace
 
-Standing rank_cells(const std::vector<Entrant>& entrants, double alpha) {
+Standing rank_cells(const std::vector<Entrant>& entrants, double alpha, Rates rates) {
   Standing st;
   st.alpha = alpha;
-  st.tasks = task_points(entrants);
+  st.tasks = task_points(entrants, rates);
   // Placings, then one Holm family over every (task point, cell) comparison with the point's best.
   std::vector<double> raw;
   std::vector<Placing*> tested;
   for (auto& t : st.tasks) {
-    place_rows(t, entrants);
+    place_rows(t, entrants, rates);
     test_against_best(t, raw, tested);
   }
   const std::vector<double> adjusted = stats::p_adjust(raw, stats::AdjustMethod::kHolm);

@@ -71,6 +71,7 @@ struct Standing {
 };
 
 // Ranks the entrants (in their order; the placings of each task point follow it).
-Standing rank_cells(const std::vector<Entrant>& entrants, double alpha = 0.05);
+// `rates`: Rates::kPerCell on a board whose cells train at their own tuned rates (task points ignore the lr).
+Standing rank_cells(const std::vector<Entrant>& entrants, double alpha = 0.05, Rates rates = Rates::kShared);
 
 }  // namespace rb::judge

@@ -7,12 +7,14 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/errors.h"
 #include "core/json_io.h"
 #include "reports/document.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
+#include "reports/tuning_text.h"
 #include "stats/stats.h"
 
 namespace rb::reports {
@@ -69,6 +71,7 @@ Leaderboard read_leaderboard(const std::filesystem::path& path) {
       row.context = rows[i].value("context", json::object());
       row.commits = rows[i].value("commits", json::array());
     });
+    if (rows[i].contains("tuning")) row.tuning = rate_choice_from_json(rows[i]["tuning"], w + ".tuning");
     if (!cells.insert(row.cell).second) throw UsageError(w + ": cell '" + row.cell + "' has a second row", "restore it from git");
     const json configs = require_field<json>(rows[i], "configs", w);
     if (!configs.is_array() || configs.empty()) throw UsageError(w + ": field 'configs' must be a non-empty array");
@@ -88,8 +91,10 @@ json leaderboard_json(const Leaderboard& board) {
   for (const auto& r : board.rows) {
     json configs = json::array();
     for (const auto& c : r.configs) configs.push_back(config_to_json(c, false));
-    rows.push_back({{"cell", r.cell}, {"added", r.added}, {"source", r.source}, {"context", r.context},
-                    {"commits", r.commits}, {"configs", configs}});
+    json row = {{"cell", r.cell}, {"added", r.added}, {"source", r.source}, {"context", r.context},
+                {"commits", r.commits}, {"configs", configs}};
+    if (r.tuning) row["tuning"] = rate_choice_json(*r.tuning);
+    rows.push_back(row);
   }
   return {{"schema_version", kLeaderboardSchemaVersion},
           {"kind", "recallbench.leaderboard"},
@@ -99,6 +104,44 @@ json leaderboard_json(const Leaderboard& board) {
           {"updated", board.updated},
           {"rows", rows}};
 }
+
+const LeaderboardRow* Leaderboard::row(const std::string& cell) const {
+  for (const auto& r : rows)
+    if (r.cell == cell) return &r;
+  return nullptr;
+}
+
+namespace {
+
+// The tuning stage's choices for the results of a tuned battery (DIR/tuning/selection.json), checked against the
+// board's tuning block: the same grid and tuning seeds.
+std::map<std::string, judge::RateChoice> tuning_choices(const Leaderboard& board, const RunSet& runs) {
+  const std::filesystem::path path = std::filesystem::path(runs.source) / "tuning" / "selection.json";
+  const std::string where = path.string();
+  if (!std::filesystem::is_regular_file(path))
+    throw UsageError("results " + runs.source + ": battery " + board.battery +
+                         " chooses each cell's learning rate, and these results carry no tuning/selection.json",
+                     "record the row with `recallbench run --battery " + board.battery + " --cell NAME --out DIR` "
+                     "(its tuning stage writes the choice), and add DIR");
+  const json doc = read_json_file(path);
+  std::map<std::string, judge::RateChoice> out;
+  with_json_errors(where, [&] {
+    if (doc.at("kind") != "recallbench.tuning-selection")
+      throw UsageError(where + ": not a tuning selection (kind recallbench.tuning-selection)");
+    const json& tuning = board.battery_document.at("tuning");
+    if (doc.at("tuning_seeds") != tuning.at("seeds") || doc.at("lr") != tuning.at("lr") || doc.at("rule") != tuning.at("rule"))
+      throw UsageError(where + ": its grid, tuning seeds or rule are not the board's battery's",
+                       "record the row with this build's preset");
+    const json& cells = doc.at("cells");
+    for (size_t i = 0; i < cells.size(); ++i) {
+      judge::RateChoice c = rate_choice_from_json(cells[i], fmt::format("{}: cells[{}]", where, i));
+      out[c.cell] = std::move(c);
+    }
+  });
+  return out;
+}
+
+}  // namespace
 
 std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, bool is_new) {
   const std::string where = "results " + runs.source;
@@ -130,15 +173,28 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
   }
   std::set<std::string> points;
   for (const auto& r : board.rows)
-    for (const auto& c : r.configs) points.insert(setting_key(c));
+    for (const auto& c : r.configs) points.insert(setting_key(c, board.rates()));
+  const std::map<std::string, judge::RateChoice> choices = board.tuned() ? tuning_choices(board, runs) : std::map<std::string, judge::RateChoice>{};
   std::map<std::string, LeaderboardRow> fresh;
   for (const auto& c : runs.configs) {
-    if (!points.empty() && !points.count(setting_key(c)))
+    if (board.tuned()) {
+      const auto choice = choices.find(c.cell);
+      if (choice == choices.end())
+        throw UsageError(fmt::format("{}: cell {} has no choice in {}/tuning/selection.json", where, c.cell, runs.source),
+                         "record the row with `recallbench run --battery " + board.battery + " --cell " + c.cell +
+                             "`: its tuning stage writes the choice");
+      if (c.learning_rate() != choice->second.lr)
+        throw UsageError(fmt::format("{}: config {} trained at lr {}, but the tuning stage chose {:g} for {}", where,
+                                     c.key, c.learning_rate_text(), choice->second.lr, c.cell),
+                         "rerun the scoring stage: recallbench run --battery " + board.battery + " --cell " + c.cell);
+      fresh[c.cell].tuning = choice->second;
+    }
+    if (!points.empty() && !points.count(setting_key(c, board.rates())))
       throw UsageError(fmt::format("{}: config {} has a task point, model or recipe that no stored row has", where, c.key),
                        "the same battery version should give the same task points: was the run made with another "
                        "build's task defaults?");
     auto& row = fresh[c.cell];
-    row.cell = c.cell;
+    row.cell = c.cell;  // (its tuning was set above)
     Config stored = c;
     for (auto& s : stored.seeds) s.curve.clear();
     row.configs.push_back(std::move(stored));
@@ -164,10 +220,77 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
 Standing rank_cells(const Leaderboard& board, double alpha) {
   std::vector<judge::Entrant> entrants;
   for (const auto& r : board.rows) entrants.push_back({r.cell, r.is_new, &r.configs});
-  return judge::rank_cells(entrants, alpha);
+  return judge::rank_cells(entrants, alpha, board.rates());
+}
+
+TuningComparison compare_tuning(const Leaderboard& tuned, const Leaderboard& before, double alpha) {
+  TuningComparison out;
+  Leaderboard a = tuned, b = before;  // each over the cells both have
+  const auto keep = [](Leaderboard& x, const Leaderboard& other) {
+    x.rows.erase(std::remove_if(x.rows.begin(), x.rows.end(), [&](const auto& r) { return other.row(r.cell) == nullptr; }),
+                 x.rows.end());
+  };
+  for (const auto& r : before.rows)
+    if (tuned.row(r.cell) == nullptr) out.only_before.push_back(r.cell);
+  keep(a, before);
+  keep(b, tuned);
+  if (a.rows.empty()) return out;
+  const Standing sa = rank_cells(a, alpha), sb = rank_cells(b, alpha);
+  out.separating_after = sa.separating;
+  out.separating_before = sb.separating;
+  for (const auto& o : sa.overall) {
+    const auto ob = std::find_if(sb.overall.begin(), sb.overall.end(), [&](const auto& x) { return x.cell == o.cell; });
+    if (ob == sb.overall.end()) continue;
+    TuningChange c;
+    c.cell = o.cell;
+    const LeaderboardRow* row = a.row(o.cell);
+    c.lr = row->tuning ? row->tuning->lr : NAN;
+    const LeaderboardRow* old = b.row(o.cell);
+    c.before_lr = old->configs.empty() ? "?" : old->configs.front().learning_rate_text();
+    c.locked_after = o.locked, c.seeds_after = o.seeds, c.rank_after = o.rank, c.tied_after = o.tied;
+    c.top_after = o.top_count;
+    c.locked_before = ob->locked, c.seeds_before = ob->seeds, c.rank_before = ob->rank, c.tied_before = ob->tied;
+    c.top_before = ob->top_count;
+    const std::string cell = o.cell;
+    const auto top_in = [&cell](const TaskStanding& t) {
+      for (const auto& p : t.placings)
+        if (p.cell == cell) return p.present && p.top && t.separates;
+      return false;
+    };
+    for (const auto& ta : sa.tasks) {
+      const auto tb = std::find_if(sb.tasks.begin(), sb.tasks.end(), [&](const auto& t) { return t.label == ta.label; });
+      if (tb == sb.tasks.end()) continue;
+      const bool now = top_in(ta), then = top_in(*tb);
+      if (now && !then) c.joined.push_back(ta.label);
+      if (then && !now) c.left.push_back(ta.label);
+    }
+    out.cells.push_back(std::move(c));
+  }
+  return out;
 }
 
 namespace {
+
+std::string rate_text(double lr) { return std::isfinite(lr) ? fmt::format("{:g}", lr) : "–"; }
+
+// The row's chosen rate on a tuned board, "" otherwise.
+std::string row_rate(const Leaderboard& board, const std::string& cell) {
+  const LeaderboardRow* r = board.row(cell);
+  return r != nullptr && r->tuning ? rate_text(r->tuning->lr) : "";
+}
+
+std::string rank_change_text(const TuningChange& c) {
+  const std::string before = fmt::format("{}{}", c.rank_before, c.tied_before ? "=" : "");
+  const std::string after = fmt::format("{}{}", c.rank_after, c.tied_after ? "=" : "");
+  return before == after ? after + " (same)" : before + " → " + after;
+}
+
+std::string top_change_text(const TuningChange& c) {
+  std::string out;
+  for (const auto& p : c.joined) out += (out.empty() ? "" : "; ") + ("joined " + p);
+  for (const auto& p : c.left) out += (out.empty() ? "" : "; ") + ("left " + p);
+  return out.empty() ? "no change" : out;
+}
 
 std::string rank_text(const OverallRow& o) { return fmt::format("{}{}", o.rank, o.tied ? "=" : ""); }
 
@@ -201,9 +324,12 @@ std::string conclusion(const Standing& st) {
 
 json standing_json(const Leaderboard& board, const Standing& st) {
   json overall = json::array(), tasks = json::array();
-  for (const auto& o : st.overall)
+  for (const auto& o : st.overall) {
     overall.push_back({{"cell", o.cell}, {"rank", o.rank}, {"tied", o.tied}, {"top_group_task_points", o.top_count},
                        {"task_points", o.task_points}, {"locked_in", o.locked}, {"seeds", o.seeds}, {"new", o.is_new}});
+    if (const LeaderboardRow* r = board.row(o.cell); r != nullptr && r->tuning)
+      overall.back()["tuning"] = rate_choice_json(*r->tuning);
+  }
   for (const auto& t : st.tasks) {
     json placings = json::array();
     for (const auto& p : t.placings) {
@@ -244,14 +370,27 @@ std::string cell_note(const LeaderboardRow& row) {
   return out;
 }
 
-std::string leaderboard_text(const Leaderboard& board, const Standing& st) {
+std::string leaderboard_text(const Leaderboard& board, const Standing& st, const Leaderboard* before) {
   std::string out = fmt::format("leaderboard: battery {} (version {}), {} cells; {}\n", board.battery,
                                 board.battery_version, board.rows.size(), conclusion(st));
-  out += fmt::format("  {:<5} {:<20} {:>10} {:>10}\n", "rank", "cell", "top group", "lock-in");
+  const bool tuned = board.tuned();
+  out += fmt::format("  {:<5} {:<20} {:>10} {:>10}{}\n", "rank", "cell", "top group", "lock-in",
+                     tuned ? fmt::format(" {:>8}", "lr") : "");
   for (const auto& o : st.overall)
-    out += fmt::format("  {:<5} {:<20} {:>10} {:>10}{}{}\n", rank_text(o), o.cell,
+    out += fmt::format("  {:<5} {:<20} {:>10} {:>10}{}{}{}\n", rank_text(o), o.cell,
                        fmt::format("{}/{}", o.top_count, st.separating), fmt::format("{}/{}", o.locked, o.seeds),
-                       o.is_new ? "   (new)" : "", incomplete(o, st));
+                       tuned ? fmt::format(" {:>8}", row_rate(board, o.cell)) : "", o.is_new ? "   (new)" : "",
+                       incomplete(o, st));
+  if (before != nullptr) {
+    const TuningComparison cmp = compare_tuning(board, *before, st.alpha);
+    out += fmt::format("\n  what tuning changed (both boards ranked over the {} cells they share):\n", cmp.cells.size());
+    for (const auto& c : cmp.cells)
+      out += fmt::format("    {:<20} lr {} → {:<7} lock-in {}/{} → {}/{}, rank {}, top group: {}\n", c.cell, c.before_lr,
+                         rate_text(c.lr), c.locked_before, c.seeds_before, c.locked_after, c.seeds_after,
+                         rank_change_text(c), top_change_text(c));
+    if (!cmp.only_before.empty())
+      out += fmt::format("    not re-recorded yet: {}\n", fmt::join(cmp.only_before, ", "));
+  }
   for (const auto& r : board.rows)
     if (const std::string note = cell_note(r); !note.empty()) out += fmt::format("  {}: {}\n", r.cell, note);
   for (const auto& t : st.tasks) {
@@ -295,12 +434,13 @@ constexpr const char* kOverallNote =
     ". A cell is in a task point's top group when a one-sided Fisher exact test on lock-in counts does not find it "
     "worse than the point's best cell. Equal counts are equal ranks (=).";
 
-Group overall_section(const Standing& st) {
+Group overall_section(const Leaderboard& board, const Standing& st) {
   Group g;
   g.add(Heading{2, "Overall"}, Show::kHtmlOnly);
   g.add(Paragraph{Inline(conclusion(st)).raw(kOverallNote), "note"}, Show::kHtmlOnly);
   Table t{{{"rank"}, {"cell"}, {Inline().raw("top group", "task points in the top group"), true},
            {Inline().raw("lock-in", "lock-in, all seeds"), true}}};
+  if (board.tuned()) t.columns.push_back({Inline().raw("lr", "learning rate (tuned)"), true});
   t.cls = "sortable";
   t.id = "overall";
   t.rule = " --- ";
@@ -309,6 +449,10 @@ Group overall_section(const Standing& st) {
              Cell(fmt::format("{} / {}", o.top_count, st.separating), static_cast<double>(o.top_count)),
              Cell(fmt::format("{} / {}", o.locked, o.seeds), o.seeds ? double(o.locked) / o.seeds : 0.0)},
             o.is_new ? "new" : ""};
+    if (board.tuned()) {
+      const LeaderboardRow* r = board.row(o.cell);
+      row.cells.push_back(r != nullptr && r->tuning ? Cell(rate_text(r->tuning->lr), r->tuning->lr) : Cell("–"));
+    }
     row.cells[1].cls = "cellname";
     t.rows.push_back(std::move(row));
   }
@@ -356,6 +500,75 @@ Group task_section(const TaskStanding& t) {
   return g;
 }
 
+// A tuned board: each row's tuning table, one column per rate of the grid ("lock-ins · mean steps").
+Group rates_section(const Leaderboard& board) {
+  Group g;
+  g.add(Heading{2, "Learning rates"});
+  const json& tuning = board.battery_document.at("tuning");
+  const std::vector<double> grid = tuning.at("lr").get<std::vector<double>>();
+  g.add(Paragraph{Inline(fmt::format(
+                      "Each cell trains at the rate its tuning stage chose on tuning seeds {} (never the seeds it is "
+                      "scored on), by the rule: most lock-ins over the task points, then the shortest mean steps to "
+                      "lock-in (a run that never locked in counted at its budget), then the higher median recall, then "
+                      "the lower rate. Each rate: lock-ins of its tuning runs · mean steps; the chosen rate marked.",
+                      fmt::join(tuning.at("seeds").get<std::vector<int64_t>>(), ", "))),
+                  "note"});
+  std::vector<HeadCell> columns = {{"cell"}, {"chosen"}, {"decided by"}};
+  for (double lr : grid) columns.push_back({Inline(rate_text(lr)), true});
+  Table t{columns};
+  t.rule = " --- ";
+  for (const auto& r : board.rows) {
+    if (!r.tuning) continue;
+    Row row{{Cell(cell_name(r.cell, r.is_new)),
+             Cell(rate_text(r.tuning->lr) + (r.tuning->interior() ? "" : " (edge of the grid)"), r.tuning->lr),
+             Cell(judge::rate_reason_name(r.tuning->reason))},
+            r.is_new ? "new" : ""};
+    for (double lr : grid) {
+      const auto at = std::find_if(r.tuning->rows.begin(), r.tuning->rows.end(), [&](const auto& x) { return x.lr == lr; });
+      if (at == r.tuning->rows.end()) {
+        row.cells.push_back(Cell("–"));
+        continue;
+      }
+      const std::string text = fmt::format("{}/{} · {}", at->locked_in, at->runs,
+                                           std::isfinite(at->mean_steps) ? fmt::format("{:.0f}", at->mean_steps) : "–");
+      row.cells.push_back(lr == r.tuning->lr ? Cell(Inline().raw("<b>" + html_escape(text) + "</b>", "**" + text + "**"),
+                                                    static_cast<double>(at->locked_in))
+                                             : Cell(text, static_cast<double>(at->locked_in)));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  g.add(std::move(t));
+  return g;
+}
+
+// The tuned board beside the board it replaces (one common rate).
+Group tuning_change_section(const Leaderboard& board, const Leaderboard& before, double alpha) {
+  const TuningComparison cmp = compare_tuning(board, before, alpha);
+  Group g;
+  g.add(Heading{2, "What tuning changed"});
+  g.add(Paragraph{Inline(fmt::format(
+                      "Each row at its tuned rate beside its row at the common rate of the board before (battery "
+                      "version {}, {} rows). Both boards are ranked over the {} cells they share, so a rank moves only "
+                      "by the rates{}.",
+                      before.battery_version, before.rows.size(), cmp.cells.size(),
+                      cmp.only_before.empty() ? ""
+                                              : fmt::format("; not re-recorded yet: {}", fmt::join(cmp.only_before, ", ")))),
+                  "note"});
+  Table t{{{"cell"}, {"lr"}, {Inline("lock-in before"), true}, {Inline("lock-in tuned"), true}, {"rank"},
+           {Inline("top group before"), true}, {Inline("top group tuned"), true}, {"top group membership"}}};
+  t.rule = " --- ";
+  for (const auto& c : cmp.cells)
+    t.rows.push_back(Row{{Cell(cell_name(c.cell, false)), Cell(c.before_lr + " → " + rate_text(c.lr)),
+                          Cell(fmt::format("{}/{}", c.locked_before, c.seeds_before), static_cast<double>(c.locked_before)),
+                          Cell(fmt::format("{}/{}", c.locked_after, c.seeds_after), static_cast<double>(c.locked_after)),
+                          Cell(rank_change_text(c)),
+                          Cell(fmt::format("{}/{}", c.top_before, cmp.separating_before), static_cast<double>(c.top_before)),
+                          Cell(fmt::format("{}/{}", c.top_after, cmp.separating_after), static_cast<double>(c.top_after)),
+                          Cell(top_change_text(c))}});
+  g.add(std::move(t));
+  return g;
+}
+
 Group rows_section(const Leaderboard& board) {
   Group g;
   g.add(Heading{2, "Rows"});
@@ -373,12 +586,14 @@ constexpr const char* kLeaderboardCss =
 
 }  // namespace
 
-Document leaderboard_document(const Leaderboard& board, const Standing& st) {
+Document leaderboard_document(const Leaderboard& board, const Standing& st, const Leaderboard* before) {
   Document d{"recallbench leaderboard: " + board.battery};
   d.markdown_escape = MarkdownEscape::kNone;
   d.add(Raw{kLeaderboardCss}, Show::kHtmlOnly);
   d.add(leaderboard_header(board, st));
-  d.add(overall_section(st));
+  d.add(overall_section(board, st));
+  if (board.tuned()) d.add(rates_section(board));
+  if (before != nullptr) d.add(tuning_change_section(board, *before, st.alpha));
   List notes;
   for (const auto& r : board.rows)
     if (const std::string note = cell_note(r); !note.empty()) notes.items.push_back(Inline().code(r.cell).text(": " + note));
@@ -389,6 +604,17 @@ Document leaderboard_document(const Leaderboard& board, const Standing& st) {
   for (const auto& t : st.tasks) d.add(task_section(t));
   d.add(rows_section(board), Show::kHtmlOnly);
   d.json = standing_json(board, st);
+  if (before != nullptr) {
+    json changes = json::array();
+    const TuningComparison cmp = compare_tuning(board, *before, st.alpha);
+    for (const auto& c : cmp.cells)
+      changes.push_back({{"cell", c.cell}, {"lr", c.lr}, {"lr_before", c.before_lr},
+                         {"locked_in_before", c.locked_before}, {"locked_in", c.locked_after}, {"seeds", c.seeds_after},
+                         {"rank_before", c.rank_before}, {"rank", c.rank_after}, {"top_group_before", c.top_before},
+                         {"top_group", c.top_after}, {"joined_top_group", c.joined}, {"left_top_group", c.left}});
+    d.json["tuning_change"] = {{"battery_version_before", before->battery_version}, {"cells", changes},
+                               {"not_re_recorded", cmp.only_before}};
+  }
   return d;
 }
 

@@ -20,7 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "judge/standing.h"
+#include "judge/tuning.h"
 #include "reports/document.h"
 #include "reports/results.h"
 
@@ -36,6 +39,9 @@ struct LeaderboardRow {
   json context = json::object();   // machine, build, commit of its first run
   json commits = json::array();    // distinct commits of its runs
   std::vector<Config> configs;     // one per task point, per-seed outcomes (no learning curves)
+  // On a board whose battery tunes each cell's rate: the choice (the rate, the rule's step, every rate's row on
+  // the tuning seeds), from the results' DIR/tuning/selection.json.
+  std::optional<judge::RateChoice> tuning;
   bool is_new = false;             // came from --results in this invocation, not from the stored file
 };
 
@@ -45,6 +51,11 @@ struct Leaderboard {
   json battery_document = nullptr;      // the battery without its cell list
   std::string updated;                  // UTC time the stored file was last written
   std::vector<LeaderboardRow> rows;     // sorted by cell name
+
+  // The battery has a tuning stage: each row at its own rate, task points compared without the lr.
+  bool tuned() const { return battery_document.is_object() && battery_document.contains("tuning"); }
+  Rates rates() const { return tuned() ? Rates::kPerCell : Rates::kShared; }
+  const LeaderboardRow* row(const std::string& cell) const;
 };
 
 // The battery document without the fields that name cells or describe it (cells, reference, contrasts,
@@ -61,7 +72,9 @@ json leaderboard_json(const Leaderboard& board);
 // Adds the cells of a results directory as rows (replacing stored rows of the same cells). An empty
 // board takes the battery of the results. UsageError (exit 2) when the results carry no plan.json, come
 // from another battery or battery version, or hold a config whose task point, model or recipe is not the
-// board's. Returns the cells added.
+// board's. On a tuned board (a battery with a tuning stage) each row takes its cell's choice from
+// DIR/tuning/selection.json, which must exist, hold the cell, match the battery's grid and tuning seeds, and
+// name the rate every config of the row was trained at. Returns the cells added.
 std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, bool is_new);
 
 using judge::OverallRow;
@@ -73,11 +86,31 @@ using judge::TaskStanding;
 Standing rank_cells(const Leaderboard& board, double alpha = 0.05);
 
 json standing_json(const Leaderboard& board, const Standing& st);
+// What tuning changed (issue 44): a tuned board beside the board it replaces, whose rows trained every cell at
+// one common rate. Both are ranked over the cells they share, so a rank moves only by the rates.
+struct TuningChange {
+  std::string cell;
+  double lr = 0.0;                      // the rate tuning chose
+  std::string before_lr;                // the common rate of the board before ("0.003")
+  int64_t locked_before = 0, locked_after = 0, seeds_before = 0, seeds_after = 0;
+  int64_t rank_before = 0, rank_after = 0;
+  bool tied_before = false, tied_after = false;
+  int64_t top_before = 0, top_after = 0;         // task points in the top group
+  std::vector<std::string> joined, left;         // task points whose top group the cell joined or left
+};
+struct TuningComparison {
+  std::vector<TuningChange> cells;      // the cells of both boards, in the tuned board's rank order
+  int64_t separating_before = 0, separating_after = 0;
+  std::vector<std::string> only_before; // cells the tuned board does not have yet
+};
+TuningComparison compare_tuning(const Leaderboard& tuned, const Leaderboard& before, double alpha = 0.05);
+
 // The leaderboard's document, built once for every renderer: the HTML page (HtmlRenderer: leaderboard_html), the
-// Markdown summary (MarkdownRenderer: leaderboard_markdown) and standing_json (JsonRenderer).
-Document leaderboard_document(const Leaderboard& board, const Standing& st);
+// Markdown summary (MarkdownRenderer: leaderboard_markdown) and standing_json (JsonRenderer). `before`: the
+// board it replaces (what tuning changed), or null.
+Document leaderboard_document(const Leaderboard& board, const Standing& st, const Leaderboard* before = nullptr);
 std::string leaderboard_markdown(const Leaderboard& board, const Standing& st);
 std::string leaderboard_html(const Leaderboard& board, const Standing& st);
-std::string leaderboard_text(const Leaderboard& board, const Standing& st);
+std::string leaderboard_text(const Leaderboard& board, const Standing& st, const Leaderboard* before = nullptr);
 
 }  // namespace rb::reports

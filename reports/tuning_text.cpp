@@ -1,6 +1,11 @@
 #include "reports/tuning_text.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb::reports {
 namespace {
@@ -29,17 +34,46 @@ std::string tuning_table(const std::vector<judge::RateChoice>& choices) {
   return out;
 }
 
+nlohmann::json rate_choice_json(const judge::RateChoice& c) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"lr", r.lr}, {"runs", r.runs}, {"locked_in", r.locked_in},
+                    {"mean_steps", std::isfinite(r.mean_steps) ? nlohmann::json(r.mean_steps) : nlohmann::json(nullptr)},
+                    {"median_recall", std::isfinite(r.median_recall) ? nlohmann::json(r.median_recall) : nlohmann::json(nullptr)}});
+  return {{"cell", c.cell}, {"lr", c.lr}, {"reason", judge::rate_reason_name(c.reason)},
+          {"interior", c.interior()}, {"left_out", c.left_out}, {"rates", rows}};
+}
+
+judge::RateChoice rate_choice_from_json(const nlohmann::json& j, const std::string& where) {
+  judge::RateChoice c;
+  with_json_errors(where, [&] {
+    c.cell = require_field<std::string>(j, "cell", where);
+    c.lr = require_field<double>(j, "lr", where);
+    c.left_out = j.value("left_out", int64_t{0});
+    const std::string reason = require_field<std::string>(j, "reason", where);
+    bool known = false;
+    for (auto r : {judge::RateReason::kOnlyRate, judge::RateReason::kMostLockIns, judge::RateReason::kShortestTime,
+                   judge::RateReason::kHigherRecall, judge::RateReason::kLowerRate})
+      if (reason == judge::rate_reason_name(r)) c.reason = r, known = true;
+    if (!known) throw UsageError(where + ": field 'reason': '" + reason + "' is not a step of the rule");
+    for (const auto& r : require_field<nlohmann::json>(j, "rates", where)) {
+      judge::RateRow row;
+      row.lr = require_field<double>(r, "lr", where + ".rates");
+      row.runs = require_field<int64_t>(r, "runs", where + ".rates");
+      row.locked_in = require_field<int64_t>(r, "locked_in", where + ".rates");
+      row.mean_steps = r.value("mean_steps", nlohmann::json(nullptr)).is_number() ? r["mean_steps"].get<double>() : NAN;
+      row.median_recall = r.value("median_recall", nlohmann::json(nullptr)).is_number() ? r["median_recall"].get<double>() : NAN;
+      c.rows.push_back(row);
+    }
+  });
+  if (c.rows.empty() || std::none_of(c.rows.begin(), c.rows.end(), [&](const auto& r) { return r.lr == c.lr; }))
+    throw UsageError(where + ": the chosen rate is not one of its rows");
+  return c;
+}
+
 nlohmann::json tuning_json(const std::vector<judge::RateChoice>& choices, const std::vector<int64_t>& tuning_seeds) {
   nlohmann::json cells = nlohmann::json::array();
-  for (const auto& c : choices) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& r : c.rows)
-      rows.push_back({{"lr", r.lr}, {"runs", r.runs}, {"locked_in", r.locked_in},
-                      {"mean_steps", std::isfinite(r.mean_steps) ? nlohmann::json(r.mean_steps) : nlohmann::json(nullptr)},
-                      {"median_recall", std::isfinite(r.median_recall) ? nlohmann::json(r.median_recall) : nlohmann::json(nullptr)}});
-    cells.push_back({{"cell", c.cell}, {"lr", c.lr}, {"reason", judge::rate_reason_name(c.reason)},
-                     {"interior", c.interior()}, {"left_out", c.left_out}, {"rates", rows}});
-  }
+  for (const auto& c : choices) cells.push_back(rate_choice_json(c));
   return {{"kind", "recallbench.tuning"}, {"tuning_seeds", tuning_seeds}, {"cells", cells}};
 }
 

@@ -6,6 +6,7 @@
 // file is replaced atomically or not at all.
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -24,8 +25,18 @@ struct LeaderboardOptions {
   std::string file;  // "" = find_leaderboard() (suite/context.h)
   std::vector<std::string> results, add;
   std::string html, md, json;
+  std::string before;  // "" = untuned.json beside a tuned stored board, when there is one; "none" = no comparison
   double alpha = 0.05;
 };
+
+// The board a tuned board replaced (every cell at one common rate): --before, or untuned.json beside the file.
+std::optional<reports::Leaderboard> before_board(const LeaderboardOptions& o, const reports::Leaderboard& board) {
+  namespace fs = std::filesystem;
+  if (o.before == "none" || !board.tuned()) return std::nullopt;
+  const fs::path path = o.before.empty() ? fs::path(o.file).parent_path() / "untuned.json" : fs::path(o.before);
+  if (o.before.empty() && !fs::exists(path)) return std::nullopt;
+  return reports::read_leaderboard(path);
+}
 
 int run_leaderboard(const LeaderboardOptions& given) {
   namespace fs = std::filesystem;
@@ -60,13 +71,14 @@ int run_leaderboard(const LeaderboardOptions& given) {
   const reports::Leaderboard to_store = board;  // the stored rows and --add's; --results rows are shown, not stored
   for (const auto& dir : o.results) reports::add_results(board, reports::load_results(dir), true);
   const reports::Standing st = reports::rank_cells(board, o.alpha);
+  const std::optional<reports::Leaderboard> before = before_board(o, board);
   if (!o.add.empty()) {
     write_json_atomic(o.file, reports::leaderboard_json(to_store));
     fmt::print("wrote {}: {} rows; review it and commit it: git add {}\n", o.file, to_store.rows.size(), o.file);
   }
   if (const reports::OutputPaths paths{o.json, o.html, o.md}; paths.any())
-    reports::write_outputs(reports::leaderboard_document(board, st), paths);
-  fmt::print("{}", reports::leaderboard_text(board, st));
+    reports::write_outputs(reports::leaderboard_document(board, st, before ? &*before : nullptr), paths);
+  fmt::print("{}", reports::leaderboard_text(board, st, before ? &*before : nullptr));
   for (const auto* p : {&o.html, &o.md, &o.json})
     if (!p->empty()) fmt::print("wrote {}\n", *p);
   return kExitOk;
@@ -84,6 +96,9 @@ CommandFn add_leaderboard_command(CLI::App& sub) {
       ->check(CLI::ExistingDirectory);
   sub.add_option("--alpha", o->alpha, "Family-wise level of the top-group tests, Holm over the table (default 0.05)")
       ->check(CLI::Range(1e-6, 0.5));
+  sub.add_option("--before", o->before,
+                 "A tuned board: the board it replaced, every cell at one common rate, shown beside it (what tuning "
+                 "changed); default untuned.json beside the stored file when there is one; 'none' for no comparison");
   sub.add_option("--html", o->html, "Write the self-contained HTML page here");
   sub.add_option("--md", o->md, "Write the Markdown tables here (a pull-request comment)");
   sub.add_option("--json", o->json, "Write the ranking as JSON here");

@@ -149,7 +149,7 @@ int run_tuning_stage(Plan& plan, const RunOptions& o, const RunnerOptions& ro, i
       return kExitOk;
     }
   }
-  const Selection selection = read_selection(tuning, tro.out);
+  const Selection selection = finish_selection(battery, tuning, tro.out);
   if (!selection.complete()) {
     const std::string what = fmt::format("the tuning stage is incomplete: {} of its {} runs have no result in {} "
                                          "(other shards', or runs that failed); scoring starts only when the choice "
@@ -160,7 +160,6 @@ int run_tuning_stage(Plan& plan, const RunOptions& o, const RunnerOptions& ro, i
     return kExitOk;
   }
   const auto selection_path = tro.out / "selection.json";
-  write_json_atomic(selection_path, selection_json(battery, selection), 2);
   fmt::print("\nlearning rates chosen on the tuning seeds ({}):\n{}", selection_path.string(),
              reports::tuning_table(selection.choices));
   plan = make_plan(with_rates(battery, selection));

@@ -7,7 +7,8 @@
 //    a cell that fails a check, reads the future, or is over the budget is stopped before any training;
 // 2. the plan and its estimated cost, then confirmation (a terminal prompt; --yes without a terminal);
 // 3. the battery's runs for the cell, with progress and ETA, into --out (resumable: the same command again
-//    finishes the rest and retrains nothing);
+//    finishes the rest and retrains nothing); on a battery with a tuning stage (the leaderboard's), first the
+//    tuning runs into OUT/tuning, the rate chosen on them alone, then the scoring runs at that rate;
 // 4. the board: the stored rows (ci/leaderboard/leaderboard.json, found from the checkout or the installed
 //    package) with the new row highlighted, and, with --reference, the new cell against that cell at every
 //    task point (two-sided Fisher on lock-in counts, Holm over the task points).
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -34,6 +36,8 @@
 #include "suite/context.h"
 #include "suite/planner.h"
 #include "suite/runner.h"
+#include "suite/runner_stages.h"
+#include "reports/tuning_text.h"
 #include "suite/spec.h"
 
 namespace rb {
@@ -104,7 +108,7 @@ void print_against_reference(const reports::Leaderboard& board, const std::strin
   std::vector<Line> lines;
   for (const auto& c : mine->configs)
     for (const auto& r : ref->configs)
-      if (c.task == r.task && c.task_options == r.task_options && c.train() == r.train()) {
+      if (setting_key(c, board.rates()) == setting_key(r, board.rates())) {
         const auto a = judge::summarize(c), b = judge::summarize(r);
         const double p = stats::fisher_exact({a.k, a.n - a.k, b.k, b.n - b.k}).p_value;
         lines.push_back({c.task_label(), a.k, a.n, b.k, b.n, p});
@@ -121,7 +125,9 @@ void print_against_reference(const reports::Leaderboard& board, const std::strin
 int run_score(const ScoreOptions& o) {
   Battery battery = load_battery(o.battery);
   restrict_to_cells(battery, o.cell);
-  const Plan plan = make_plan(battery);  // resolves every run: unknown names, options and leaky cells stop here
+  Plan plan = make_plan(battery);  // resolves every run: unknown names, options and leaky cells stop here
+  // A battery with a tuning stage (the leaderboard's): the cell's rate is chosen on the tuning seeds first.
+  const std::optional<Plan> tuning = battery.tuning ? std::optional<Plan>(make_tuning_plan(battery)) : std::nullopt;
   const std::string cell_name = plan.runs.empty() ? o.cell : plan.runs.front().cell.name;
   // The board is read before anything is trained, so a missing or bad one costs nothing.
   const std::string board_path = o.board.empty() ? find_leaderboard() : o.board;
@@ -143,16 +149,24 @@ int run_score(const ScoreOptions& o) {
   const std::string plain = is_script_cell(cell_name) ? cell_name.substr(std::string(kScriptCellPrefix).size()) : cell_name;
   const std::string out = o.out.empty() ? "results/score-" + fs::path(plain).stem().string() : o.out;
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-  double cost = 0;
+  double cost = 0, tuning_cost = 0;
   std::set<std::string> configs;
   for (const auto& r : plan.runs) {
     cost += estimate_run_seconds(r);
     configs.insert(r.config_key());
   }
-  fmt::print("\n2. plan: battery {}, {} runs ({} task point{} x {} seeds); estimated at most {}, "
+  if (tuning)
+    for (const auto& r : tuning->runs) tuning_cost += estimate_run_seconds(r);
+  const std::string tuning_text =
+      tuning ? fmt::format(" after {} tuning runs (every task point at {} learning rates on {} tuning seeds, {})",
+                           tuning->runs.size(), battery.tuning->lrs.size(), battery.tuning->seeds.size(),
+                           core_time_text(tuning_cost))
+             : "";
+  fmt::print("\n2. plan: battery {}, {} runs ({} task point{} x {} seeds){}; estimated at most {} in all, "
              "about {:.1f} minutes on {} worker{} (runs that lock in stop early); results in {}\n",
              battery.name, plan.runs.size(), configs.size(), configs.size() == 1 ? "" : "s", battery.seeds.size(),
-             core_time_text(cost), cost / 60.0 / jobs, jobs, jobs == 1 ? "" : "s", out);
+             tuning_text, core_time_text(cost + tuning_cost), (cost + tuning_cost) / 60.0 / jobs, jobs,
+             jobs == 1 ? "" : "s", out);
   if (!o.yes && !confirm("start training?")) {
     fmt::print("score: not started\n");
     return kExitUsage;
@@ -163,6 +177,27 @@ int run_score(const ScoreOptions& o) {
   RunnerOptions ro;
   ro.out = out;
   ro.jobs = jobs;
+  if (tuning) {
+    RunnerOptions tro = ro;
+    tro.out = tuning_dir(out);
+    fmt::print("   tuning: {} runs into {}\n", tuning->runs.size(), tro.out.string());
+    std::fflush(stdout);
+    const RunnerSummary ts = run_plan(*tuning, tro);
+    if (ts.interrupted) {
+      fmt::print(stderr, "score: interrupted; run the same command again to finish the rest\n");
+      return 130;
+    }
+    if (ts.failed > 0) {
+      fmt::print(stderr, "score: {} tuning run(s) failed (logs in {}/logs); run the same command again to retry them\n",
+                 ts.failed, tro.out.string());
+      return kExitInternal;
+    }
+    const Selection selection = finish_selection(battery, *tuning, tro.out);
+    fmt::print("   the rate chosen on the tuning seeds:\n{}", reports::tuning_table(selection.choices));
+    plan = make_plan(with_rates(battery, selection));
+    fmt::print("   scoring: {} runs at lr {:g}\n", plan.runs.size(), selection.choices.front().lr);
+    std::fflush(stdout);
+  }
   const RunnerSummary sum = run_plan(plan, ro);
   if (sum.interrupted) {
     fmt::print(stderr, "score: interrupted; run the same command again to finish the rest\n");

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/json_io.h"
 #include "reports/results.h"
 #include "reports/tuning_text.h"
 #include "suite/runner.h"
@@ -50,6 +51,12 @@ nlohmann::json selection_json(const Battery& battery, const Selection& selection
   j["rule"] = battery.tuning->rule;
   j["runs"] = selection.runs;
   return j;
+}
+
+Selection finish_selection(const Battery& battery, const Plan& tuning_plan, const std::filesystem::path& dir) {
+  Selection selection = read_selection(tuning_plan, dir);
+  if (selection.complete()) write_json_atomic(dir / "selection.json", selection_json(battery, selection), 2);
+  return selection;
 }
 
 Battery with_rates(Battery battery, const Selection& selection) {

@@ -44,6 +44,9 @@ Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& d
 // chosen rate, the step of the rule that chose it and every rate's row (reports/tuning_text.h tuning_json).
 nlohmann::json selection_json(const Battery& battery, const Selection& selection);
 
+// read_selection, and when it is complete, its document written to DIR/selection.json (atomically).
+Selection finish_selection(const Battery& battery, const Plan& tuning_plan, const std::filesystem::path& dir);
+
 // The battery with each cell's chosen rate (Battery::rates).
 Battery with_rates(Battery battery, const Selection& selection);
 

@@ -2,6 +2,8 @@
 // equal counts are ties, a stored file round-trips and a damaged one is refused.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "core/errors.h"
@@ -213,6 +215,89 @@ TEST(Leaderboard, StoredFileRoundTripsAndDamageIsRefused) {
   write_json_atomic(dir / "mixed.json", doc);
   EXPECT_THROW(read_leaderboard(dir / "mixed.json"), UsageError);
   EXPECT_THROW(read_leaderboard(dir / "missing.json"), UsageError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rb::reports
+
+namespace rb::reports {
+namespace {
+
+// A tuned board (issue 44): rows at their own rates meet at one task point, each row takes its choice from the
+// results' tuning/selection.json (refused when missing or when a config was trained at another rate), the choice
+// round-trips through the stored file, and the comparison with the board before ranks both over shared cells.
+Config at_rate(Config c, double lr) {
+  c.set_train({{"steps", 1000}, {"curriculum", "none"}, {"lr", lr}});
+  c.key = "mqar/" + c.cell + "/pairs:" + std::to_string(static_cast<int64_t>(c.task_number("pairs"))) + "/" + config_hash(c);
+  return c;
+}
+
+json selection(const std::vector<std::pair<std::string, double>>& chosen) {
+  json cells = json::array();
+  for (const auto& [cell, lr] : chosen)
+    cells.push_back({{"cell", cell}, {"lr", lr}, {"reason", "most lock-ins"}, {"interior", true}, {"left_out", 0},
+                     {"rates", json::array({{{"lr", 1e-3}, {"runs", 2}, {"locked_in", 0}, {"mean_steps", 1000.0}, {"median_recall", 0.2}},
+                                            {{"lr", 1e-2}, {"runs", 2}, {"locked_in", 2}, {"mean_steps", 400.0}, {"median_recall", 0.9}}})}});
+  return {{"kind", "recallbench.tuning-selection"}, {"schema_version", 1}, {"tuning_seeds", {100, 101}},
+          {"lr", {1e-3, 1e-2}}, {"rule", "most-lock-ins"}, {"cells", cells}};
+}
+
+TEST(Leaderboard, TunedRowsMeetAtOneTaskPointWithTheirChoice) {
+  const fs::path dir = fs::temp_directory_path() / ("rb_tuned_board_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tuning");
+  json doc = battery_doc();
+  doc["tuning"] = {{"lr", {1e-3, 1e-2}}, {"seeds", {100, 101}}, {"rule", "most-lock-ins"}};
+  RunSet runs = results({at_rate(planted("a", 4, 10), 1e-2), at_rate(planted("a", 8, 9), 1e-2),
+                         at_rate(planted("b", 4, 3), 1e-3), at_rate(planted("b", 8, 2), 1e-3)},
+                        doc);
+  runs.source = dir.string();
+
+  Leaderboard board;
+  EXPECT_THROW(add_results(board, runs, false), UsageError);  // no tuning/selection.json
+  write_json_atomic(dir / "tuning" / "selection.json", selection({{"a", 1e-2}, {"b", 1e-2}}));
+  board = Leaderboard{};
+  try {
+    add_results(board, runs, false);
+    ADD_FAILURE() << "b trained at 1e-3 although its choice is 1e-2";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("but the tuning stage chose 0.01 for b"), std::string::npos) << e.what();
+  }
+  write_json_atomic(dir / "tuning" / "selection.json", selection({{"a", 1e-2}, {"b", 1e-3}}));
+  board = Leaderboard{};
+  add_results(board, runs, false);
+  ASSERT_TRUE(board.tuned());
+  ASSERT_TRUE(board.row("b")->tuning.has_value());
+  EXPECT_EQ(board.row("b")->tuning->lr, 1e-3);
+  const Standing st = rank_cells(board, 0.05);
+  EXPECT_EQ(st.tasks.size(), 2u);  // a at 1e-2 and b at 1e-3 share each task point
+  EXPECT_EQ(overall(st, "a").rank, 1);
+
+  write_json_atomic(dir / "board.json", leaderboard_json(board));
+  const Leaderboard again = read_leaderboard(dir / "board.json");
+  ASSERT_TRUE(again.row("a")->tuning.has_value());
+  EXPECT_EQ(again.row("a")->tuning->lr, 1e-2);
+  EXPECT_EQ(again.row("a")->tuning->rows.size(), 2u);
+
+  // The board before: one common rate, b better than a there; c only before.
+  Leaderboard before;
+  add_results(before, results({planted("a", 4, 2), planted("a", 8, 1), planted("b", 4, 10), planted("b", 8, 9),
+                               planted("c", 4, 5), planted("c", 8, 5)}),
+              false);
+  const TuningComparison cmp = compare_tuning(board, before, 0.05);
+  ASSERT_EQ(cmp.cells.size(), 2u);
+  EXPECT_EQ(cmp.only_before, std::vector<std::string>{"c"});
+  const auto& a = cmp.cells[0].cell == "a" ? cmp.cells[0] : cmp.cells[1];
+  EXPECT_EQ(a.rank_before, 2);
+  EXPECT_EQ(a.rank_after, 1);
+  EXPECT_EQ(a.locked_before, 3);
+  EXPECT_EQ(a.locked_after, 19);
+  EXPECT_EQ(a.joined.size(), 2u);
+  const std::string text = leaderboard_text(board, st, &before);
+  EXPECT_NE(text.find("not re-recorded yet: c"), std::string::npos) << text;
+  const std::string md = leaderboard_markdown(board, st);
+  EXPECT_NE(md.find("Learning rates"), std::string::npos);
   fs::remove_all(dir);
 }
 
