@@ -20,6 +20,7 @@
 #include "core/errors.h"
 #include "core/json_io.h"
 #include "suite/planner.h"
+#include "suite/runner_stages.h"
 #include "suite/runner.h"
 #include "suite/store.h"
 
@@ -61,7 +62,22 @@ int run_merge(const MergeOptions& o) {
 
   json plan = nullptr;
   if (!o.battery.empty()) {
-    plan = make_plan(load_battery(o.battery)).to_json();
+    const Battery battery = load_battery(o.battery);
+    if (battery.tuning) {  // its scoring runs are at the rates its tuning stage chose: read the choice
+      Selection selection;
+      for (const auto& d : o.dirs) {
+        selection = read_selection(make_tuning_plan(battery), tuning_dir(d));
+        if (selection.complete()) break;
+      }
+      if (!selection.complete())
+        throw UsageError("merge: battery " + battery.name + " chooses each cell's rate in its tuning stage, and no DIR "
+                         "holds a complete tuning stage (DIR/tuning)",
+                         "merge the scoring runs without --battery (their plan.json names the rates), or finish the "
+                         "tuning stage: recallbench run --battery " + o.battery + " --stage tuning");
+      plan = make_plan(with_rates(battery, selection)).to_json();
+    } else {
+      plan = make_plan(battery).to_json();
+    }
   } else {
     for (const auto& d : o.dirs)
       if (fs::exists(fs::path(d) / "plan.json")) {

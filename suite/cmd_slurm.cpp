@@ -26,14 +26,19 @@ int run_slurm(SlurmCommandOptions& o) {
   write_slurm_files(job);
   fmt::print("battery {}: {} runs in {} array tasks (shards); store {}\n", job.battery.name, job.runs,
              job.options.array, job.options.out.string());
-  fmt::print("wrote {}/array.sbatch, merge.sbatch, submit.sh, battery.json\n", job.dir.string());
+  if (!job.tuning_script.empty())
+    fmt::print("  first its tuning stage: {} runs (tuning.sbatch); the scoring array starts when it has ended well\n",
+               job.tuning_runs);
+  fmt::print("wrote {}/array.sbatch, merge.sbatch, submit.sh, battery.json{}\n", job.dir.string(),
+             job.tuning_script.empty() ? "" : ", tuning.sbatch");
   if (!o.submit) {
     fmt::print("submit with: {}/submit.sh\n", job.dir.string());
     return kExitOk;
   }
-  const auto [array_id, merge_id] = submit_slurm_job(job);
-  fmt::print("submitted: array job {} ({} tasks), merge job {} (after the array)\n", array_id, job.options.array,
-             merge_id);
+  const SlurmIds ids = submit_slurm_job(job);
+  if (!ids.tuning.empty()) fmt::print("submitted: tuning array job {}\n", ids.tuning);
+  fmt::print("submitted: array job {} ({} tasks{}), merge job {} (after the array)\n", ids.array, job.options.array,
+             ids.tuning.empty() ? "" : ", after the tuning array", ids.merge);
   return kExitOk;
 }
 

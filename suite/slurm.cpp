@@ -65,6 +65,7 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
   SlurmJob job;
   job.battery = battery;
   job.runs = plan.runs.size();
+  if (battery.tuning) job.tuning_runs = make_tuning_plan(battery).runs.size();
   o.out = fs::absolute(o.out).lexically_normal();
   if (o.executable.empty()) o.executable = self_executable();
   if (static_cast<size_t>(o.array) > job.runs) o.array = static_cast<int>(job.runs);  // no empty shards
@@ -89,11 +90,30 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
       "#SBATCH --cpus-per-task={cpus}\n"
       "#SBATCH --output={dir}/logs/array-%A_%a.out\n"
       "set -euo pipefail\n"
-      "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus}\n",
+      "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus}{stage}\n",
       fmt::arg("name", battery.name), fmt::arg("runs", job.runs), fmt::arg("n", o.array), fmt::arg("out", out),
       fmt::arg("head", head), fmt::arg("last", o.array - 1),
       fmt::arg("throttle", o.throttle > 0 ? "%" + std::to_string(o.throttle) : ""), fmt::arg("cpus", o.cpus_per_task),
-      fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)));
+      fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)),
+      fmt::arg("stage", battery.tuning ? " --stage scoring" : ""));
+  const int tuning_n = static_cast<int>(std::min<size_t>(static_cast<size_t>(o.array), std::max<size_t>(job.tuning_runs, 1)));
+  if (battery.tuning)
+    job.tuning_script = fmt::format(
+        "#!/bin/bash\n"
+        "# recallbench battery '{name}', its tuning stage: {runs} runs in {n} shards (written by `recallbench slurm`).\n"
+        "# The scoring array starts after every task here ends well (afterok): it reads the choice from\n"
+        "# {out}/tuning/.\n"
+        "{head}"
+        "#SBATCH --array=0-{last}{throttle}\n"
+        "#SBATCH --ntasks=1\n"
+        "#SBATCH --cpus-per-task={cpus}\n"
+        "#SBATCH --output={dir}/logs/tuning-%A_%a.out\n"
+        "set -euo pipefail\n"
+        "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus} --stage tuning\n",
+        fmt::arg("name", battery.name), fmt::arg("runs", job.tuning_runs), fmt::arg("n", tuning_n), fmt::arg("out", out),
+        fmt::arg("head", head), fmt::arg("last", tuning_n - 1),
+        fmt::arg("throttle", o.throttle > 0 ? "%" + std::to_string(o.throttle) : ""), fmt::arg("cpus", o.cpus_per_task),
+        fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)));
 
   job.merge_script = fmt::format(
       "#!/bin/bash\n"
@@ -104,7 +124,7 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
       "#SBATCH --cpus-per-task=1\n"
       "#SBATCH --output={dir}/logs/merge-%j.out\n"
       "set -uo pipefail\n"
-      "{rb} merge {qout} --battery {battery}\n"
+      "{rb} merge {qout}{with_battery}\n"
       "status=$?\n"
       "# Report hook: once the report command is built, the merge job also writes the report.\n"
       "if {rb} --help 2>/dev/null | grep -Eq '^ +report +[^(]'; then\n"
@@ -112,18 +132,34 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
       "fi\n"
       "exit $status\n",
       fmt::arg("name", battery.name), fmt::arg("out", out), fmt::arg("head", head), fmt::arg("dir", dir),
-      fmt::arg("rb", rb), fmt::arg("qout", quote(out)), fmt::arg("battery", battery_file));
+      fmt::arg("rb", rb), fmt::arg("qout", quote(out)),
+      // a tuned battery's scoring plan (with the chosen rates) is the store's plan.json
+      fmt::arg("with_battery", battery.tuning ? std::string() : " --battery " + battery_file));
 
-  job.submit_script = fmt::format(
-      "#!/bin/bash\n"
-      "# Submits the array, then the merge after it. Prints both job ids.\n"
-      "set -euo pipefail\n"
-      "array=$(sbatch --parsable {array})\n"
-      "array=${{array%%;*}}\n"
-      "merge=$(sbatch --parsable --dependency=afterany:$array {merge})\n"
-      "echo \"array job $array ({n} tasks), merge job ${{merge%%;*}}\"\n",
-      fmt::arg("array", quote(dir + "/array.sbatch")), fmt::arg("merge", quote(dir + "/merge.sbatch")),
-      fmt::arg("n", o.array));
+  if (battery.tuning)
+    job.submit_script = fmt::format(
+        "#!/bin/bash\n"
+        "# Submits the tuning array, the scoring array after it (afterok), then the merge. Prints the job ids.\n"
+        "set -euo pipefail\n"
+        "tuning=$(sbatch --parsable {tuning})\n"
+        "tuning=${{tuning%%;*}}\n"
+        "array=$(sbatch --parsable --dependency=afterok:$tuning {array})\n"
+        "array=${{array%%;*}}\n"
+        "merge=$(sbatch --parsable --dependency=afterany:$array {merge})\n"
+        "echo \"tuning job $tuning ({tn} tasks), array job $array ({n} tasks), merge job ${{merge%%;*}}\"\n",
+        fmt::arg("tuning", quote(dir + "/tuning.sbatch")), fmt::arg("array", quote(dir + "/array.sbatch")),
+        fmt::arg("merge", quote(dir + "/merge.sbatch")), fmt::arg("n", o.array), fmt::arg("tn", tuning_n));
+  else
+    job.submit_script = fmt::format(
+        "#!/bin/bash\n"
+        "# Submits the array, then the merge after it. Prints both job ids.\n"
+        "set -euo pipefail\n"
+        "array=$(sbatch --parsable {array})\n"
+        "array=${{array%%;*}}\n"
+        "merge=$(sbatch --parsable --dependency=afterany:$array {merge})\n"
+        "echo \"array job $array ({n} tasks), merge job ${{merge%%;*}}\"\n",
+        fmt::arg("array", quote(dir + "/array.sbatch")), fmt::arg("merge", quote(dir + "/merge.sbatch")),
+        fmt::arg("n", o.array));
   return job;
 }
 
@@ -133,9 +169,10 @@ void write_slurm_files(const SlurmJob& job) {
   write_text(job.dir / "array.sbatch", job.array_script, true);
   write_text(job.dir / "merge.sbatch", job.merge_script, true);
   write_text(job.dir / "submit.sh", job.submit_script, true);
+  if (!job.tuning_script.empty()) write_text(job.dir / "tuning.sbatch", job.tuning_script, true);
 }
 
-std::pair<std::string, std::string> submit_slurm_job(const SlurmJob& job) {
+SlurmIds submit_slurm_job(const SlurmJob& job) {
   if (capture("command -v sbatch").first != 0)
     throw UsageError("--submit: sbatch is not on PATH", "run on a Slurm login node, or submit later with " +
                                                             (job.dir / "submit.sh").string());
@@ -143,7 +180,15 @@ std::pair<std::string, std::string> submit_slurm_job(const SlurmJob& job) {
     s = s.substr(0, s.find_first_of(";\n"));
     return s;
   };
-  auto [rc, out] = capture("sbatch --parsable " + quote((job.dir / "array.sbatch").string()));
+  SlurmIds ids;
+  std::string after;
+  if (!job.tuning_script.empty()) {
+    auto [rct, outt] = capture("sbatch --parsable " + quote((job.dir / "tuning.sbatch").string()));
+    if (rct != 0) throw UsageError("sbatch of the tuning array failed (exit " + std::to_string(rct) + "): " + outt);
+    ids.tuning = first_field(outt);
+    after = "--dependency=afterok:" + ids.tuning + " ";
+  }
+  auto [rc, out] = capture("sbatch --parsable " + after + quote((job.dir / "array.sbatch").string()));
   if (rc != 0) throw UsageError("sbatch of the array failed (exit " + std::to_string(rc) + "): " + out);
   const std::string array_id = first_field(out);
   auto [rc2, out2] = capture("sbatch --parsable --dependency=afterany:" + array_id + " " +
@@ -151,7 +196,9 @@ std::pair<std::string, std::string> submit_slurm_job(const SlurmJob& job) {
   if (rc2 != 0)
     throw UsageError("array job " + array_id + " submitted, but sbatch of the merge failed (exit " +
                      std::to_string(rc2) + "): " + out2);
-  return {array_id, first_field(out2)};
+  ids.array = array_id;
+  ids.merge = first_field(out2);
+  return ids;
 }
 
 }  // namespace rb

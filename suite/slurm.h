@@ -36,16 +36,24 @@ struct SlurmJob {
   size_t runs = 0;
   std::filesystem::path dir;             // DIR/slurm
   std::string array_script, merge_script, submit_script;
+  // A battery with a tuning stage: a first array of its tuning runs (tuning.sbatch, `run --stage tuning`); the
+  // scoring array (`--stage scoring`) depends on it (afterok), so it starts only when every tuning run has a
+  // result and the choice is final.
+  size_t tuning_runs = 0;
+  std::string tuning_script;             // "" without a tuning stage
 };
 
 // Plans the battery (a bad battery fails here, before anything is written) and renders the scripts.
 SlurmJob make_slurm_job(const Battery& battery, SlurmOptions options);
 
-// Writes DIR/slurm/battery.json, array.sbatch, merge.sbatch and submit.sh (executable).
+// Writes DIR/slurm/battery.json, array.sbatch, merge.sbatch, submit.sh (executable) and tuning.sbatch.
 void write_slurm_files(const SlurmJob& job);
 
-// Submits the array, then the merge with --dependency=afterany:<array id>. Returns {array id, merge id}.
-// sbatch missing or failing: UsageError with its output.
-std::pair<std::string, std::string> submit_slurm_job(const SlurmJob& job);
+// Submits the tuning array (if any), the array (--dependency=afterok:<tuning id>), then the merge with
+// --dependency=afterany:<array id>. sbatch missing or failing: UsageError with its output.
+struct SlurmIds {
+  std::string tuning, array, merge;  // tuning "" without a tuning stage
+};
+SlurmIds submit_slurm_job(const SlurmJob& job);
 
 }  // namespace rb

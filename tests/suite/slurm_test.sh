@@ -2,7 +2,8 @@
 # Slurm end to end (label slurm; needs root: it installs and starts a real single-node Slurm from
 # Debian's packages with ci/slurm/start_local_slurm.sh). Runs the tiny battery locally (--jobs 2), then as
 # a 4-task job array plus the dependent merge job (`recallbench slurm --array 4 --submit`), and checks
-# that the merged aggregate equals the local one byte for byte. Stops only the daemons it started.
+# that the merged aggregate equals the local one byte for byte; then the same with a tuning stage (a tuning
+# array, the scoring array after it). Stops only the daemons it started.
 set -u
 rb="$(readlink -f "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -52,4 +53,31 @@ check "Slurm array aggregate = local aggregate (bytes)" cmp -s "$tmp/local/aggre
 if grep -q "FAILED\|NodeFail\|CANCELLED" "$SLURM_LOCAL_DIR/log/jobcomp.txt" 2>/dev/null; then
   grep -E "JobId=($array|$merge)" "$SLURM_LOCAL_DIR/log/jobcomp.txt" | grep -E "FAILED|CANCELLED" && fail=1
 fi
+
+# A battery with a tuning stage (issue 44): a tuning array, the scoring array after it (afterok), then the merge;
+# the choice and the aggregate equal the local run's byte for byte.
+python3 - "$here/tiny_battery.json" "$tmp/tuned.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1])); b["name"] = "tiny-tuned"; b["tuning"] = {"lr": [0.003, 0.01, 0.03], "seeds": "100-101"}
+json.dump(b, open(sys.argv[2], "w"))
+PY
+"$rb" run --battery "$tmp/tuned.json" --out "$tmp/tlocal" --jobs 2 >"$tmp/tlocal.out" 2>&1 ||
+  { echo "FAIL: local tuned run"; cat "$tmp/tlocal.out"; exit 1; }
+"$rb" slurm --battery "$tmp/tuned.json" --out "$tmp/tslurm" --array 3 --submit >"$tmp/tsubmit.out" 2>&1
+check "slurm --submit of a tuned battery exits 0" test $? = 0
+cat "$tmp/tsubmit.out"
+tuning=$(sed -n 's/^submitted: tuning array job \([0-9]*\).*/\1/p' "$tmp/tsubmit.out")
+ids=$(sed -n 's/^submitted: array job \([0-9]*\) .*merge job \([0-9]*\).*/\1 \2/p' "$tmp/tsubmit.out")
+array=${ids% *}; merge=${ids#* }
+check "three job ids printed" test -n "$tuning" -a -n "$array" -a -n "$merge"
+check "the scoring array runs --stage scoring" grep -q -- '--stage scoring' "$tmp/tslurm/slurm/array.sbatch"
+check "the tuning array runs --stage tuning" grep -q -- '--stage tuning' "$tmp/tslurm/slurm/tuning.sbatch"
+for _ in $(seq 3000); do
+  [ -z "$(squeue -h -j "$tuning,$array,$merge" 2>/dev/null)" ] && break; sleep 0.2
+done
+check "tuned jobs left the queue" test -z "$(squeue -h -j "$tuning,$array,$merge" 2>/dev/null)"
+check "Slurm choice = local choice (bytes)" cmp -s "$tmp/tlocal/tuning/selection.json" "$tmp/tslurm/tuning/selection.json"
+check "Slurm tuned aggregate = local aggregate (bytes)" cmp -s "$tmp/tlocal/aggregate.json" "$tmp/tslurm/aggregate.json"
+check "no scoring task found the tuning incomplete" \
+  test -z "$(grep -l 'tuning stage is incomplete' "$tmp/tslurm/slurm/logs"/array-*.out 2>/dev/null)"
 exit $fail
