@@ -16,7 +16,7 @@ import tempfile
 
 rb, src = sys.argv[1], sys.argv[2]
 claims = os.path.join(src, "ci/claims/seed-claims.json")
-results = sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json"))) + [os.path.join(src, "ci/leaderboard/leaderboard.json")]
+results = sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json"))) + [os.path.join(src, "ci/leaderboard/untuned.json")]
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "verdicts.json")
     p = subprocess.run([rb, "verify", "--claims", claims, "--results", *results, "--json", out], capture_output=True, text=True)
