@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "judge/tuning.h"
 
 namespace rb {
 
@@ -356,8 +357,8 @@ void read_tuning(const json& j, const std::string& where, Battery& b) {
                        "seeds outside 'seeds', e.g. 100-101");
   if (t.contains("rule")) {
     out.rule = get_string(t, "rule", where, "tuning.rule");
-    if (std::find(std::begin(kTuningRules), std::end(kTuningRules), out.rule) == std::end(kTuningRules))
-      fail(where, "tuning.rule", "\"most-lock-ins\" (the one rule: judge/tuning.h)", t["rule"]);
+    if (!judge::parse_tuning_rule(out.rule))
+      fail(where, "tuning.rule", std::string("one of ") + judge::kTuningRuleNames + " (judge/tuning.h)", t["rule"]);
   }
   for (const auto& r : b.recipes)
     for (double lr : out.lrs)

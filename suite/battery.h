@@ -26,7 +26,7 @@
 //     ],
 //     "contrasts": ["conv", "transition", "decay", "curriculum", "reference"],  optional
 //     "tuning": {"lr": [3e-4, 1e-3, 3e-3, 1e-2], "seeds": "100-101",           optional: each cell's learning
-//                "rule": "most-lock-ins"}                                      rate chosen first (below)
+//                "rule": "lock-ins-then-recall"}                                      rate chosen first (below)
 //   }
 //
 // Unknown fields, wrong types, empty lists and a wrong schema version are UsageErrors naming the field
@@ -76,12 +76,11 @@ struct BatteryTask {
 struct BatteryTuning {
   std::vector<double> lrs;          // ascending, distinct, each a plausible lr
   std::vector<int64_t> seeds;       // disjoint from Battery::seeds
-  std::string rule = "most-lock-ins";  // the one rule: most lock-ins, shortest time, higher recall, lower rate
+  std::string rule = "lock-ins-then-recall";  // judge/tuning.h's rules: lock-ins-then-recall | lock-ins-then-time
 
   // The recipe's name at one rate of the grid: "lb" at 0.001 → "lb-lr0.001".
   static std::string recipe_name(const std::string& recipe, double lr);
 };
-inline constexpr const char* kTuningRules[] = {"most-lock-ins"};
 
 // A named training recipe: TrainSpec fields over the defaults (threshold comes from the battery).
 struct BatteryRecipe {

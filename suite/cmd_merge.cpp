@@ -66,7 +66,7 @@ int run_merge(const MergeOptions& o) {
     if (battery.tuning) {  // its scoring runs are at the rates its tuning stage chose: read the choice
       Selection selection;
       for (const auto& d : o.dirs) {
-        selection = read_selection(make_tuning_plan(battery), tuning_dir(d));
+        selection = read_selection(make_tuning_plan(battery), tuning_dir(d), tuning_rule(battery));
         if (selection.complete()) break;
       }
       if (!selection.complete())

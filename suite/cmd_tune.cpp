@@ -18,7 +18,7 @@ namespace {
 
 struct TuneOptions {
   std::vector<std::string> dirs;
-  std::string seeds, json;
+  std::string seeds, json, rule = "lock-ins-then-recall";
   bool by_point = false;
 };
 
@@ -28,6 +28,9 @@ CommandFn add_tune_command(CLI::App& s) {
   s.add_option("--seeds", o->seeds, "The tuning seeds (\"100-102\"): only their runs choose; any other is left out")
       ->required();
   s.add_option("--json", o->json, "Also write the choices here (kind recallbench.tuning)");
+  s.add_option("--rule", o->rule, std::string("The rule (judge/tuning.h): ") + judge::kTuningRuleNames +
+                                       " (default lock-ins-then-recall)")
+      ->check(CLI::IsMember({"lock-ins-then-recall", "lock-ins-then-time"}));
   s.add_flag("--by-point", o->by_point,
              "Also choose at each task point on its own (does the best rate move between points?)");
   return [o]() {
@@ -38,14 +41,15 @@ CommandFn add_tune_command(CLI::App& s) {
       for (auto& c : runs.configs) configs.push_back(std::move(c));
     }
     RB_CHECK_INPUT(!configs.empty(), "tune: no runs in " + o->dirs.front());
-    const auto choices = judge::choose_rates(configs, seeds);
+    const judge::TuningRule rule = *judge::parse_tuning_rule(o->rule);
+    const auto choices = judge::choose_rates(configs, seeds, rule);
     std::fputs(reports::tuning_table(choices).c_str(), stdout);
     if (o->by_point) {
       std::map<std::string, std::vector<Config>> points;  // task label (with its options) → its configs
       for (const auto& c : configs) points[c.task_label()].push_back(c);
       for (const auto& [point, at] : points) {
         std::printf("\nat %s alone:\n", point.c_str());
-        std::fputs(reports::tuning_table(judge::choose_rates(at, seeds)).c_str(), stdout);
+        std::fputs(reports::tuning_table(judge::choose_rates(at, seeds, rule)).c_str(), stdout);
       }
     }
     if (!o->json.empty()) {

@@ -19,7 +19,14 @@ Stage parse_stage(const std::string& text) {
 
 std::filesystem::path tuning_dir(const std::filesystem::path& out) { return out / "tuning"; }
 
-Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& dir) {
+judge::TuningRule tuning_rule(const Battery& battery) {
+  RB_CHECK_INPUT(battery.tuning.has_value(), "battery " + battery.name + " has no tuning stage");
+  const auto rule = judge::parse_tuning_rule(battery.tuning->rule);
+  RB_CHECK_INPUT(rule.has_value(), "battery " + battery.name + ": unknown tuning rule " + battery.tuning->rule);
+  return *rule;
+}
+
+Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& dir, judge::TuningRule rule) {
   Selection out;
   out.runs = tuning_plan.runs.size();
   const auto store = read_store(dir);
@@ -37,7 +44,7 @@ Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& d
   if (!out.complete()) return out;
   const RunSet runs = reports::group_runs(docs);
   const std::vector<int64_t>& seeds = tuning_plan.battery.seeds;  // the tuning battery's seeds are the tuning seeds
-  for (const auto& cell : cells) out.choices.push_back(judge::choose_rate(cell, runs.configs, seeds));
+  for (const auto& cell : cells) out.choices.push_back(judge::choose_rate(cell, runs.configs, seeds, rule));
   return out;
 }
 
@@ -54,7 +61,7 @@ nlohmann::json selection_json(const Battery& battery, const Selection& selection
 }
 
 Selection finish_selection(const Battery& battery, const Plan& tuning_plan, const std::filesystem::path& dir) {
-  Selection selection = read_selection(tuning_plan, dir);
+  Selection selection = read_selection(tuning_plan, dir, tuning_rule(battery));
   if (selection.complete()) write_json_atomic(dir / "selection.json", selection_json(battery, selection), 2);
   return selection;
 }

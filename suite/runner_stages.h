@@ -38,7 +38,10 @@ struct Selection {
 
 // The selection from the tuning plan's runs in `dir` (only those keys: other runs in the folder are ignored).
 // An incomplete stage gives no choices.
-Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& dir);
+Selection read_selection(const Plan& tuning_plan, const std::filesystem::path& dir, judge::TuningRule rule);
+
+// The battery's tuning rule (battery.h BatteryTuning::rule, checked when the battery was read).
+judge::TuningRule tuning_rule(const Battery& battery);
 
 // kind "recallbench.tuning-selection": the battery's name and tuning block, the tuning seeds and per cell the
 // chosen rate, the step of the rule that chose it and every rate's row (reports/tuning_text.h tuning_json).

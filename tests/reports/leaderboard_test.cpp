@@ -240,7 +240,7 @@ json selection(const std::vector<std::pair<std::string, double>>& chosen) {
                      {"rates", json::array({{{"lr", 1e-3}, {"runs", 2}, {"locked_in", 0}, {"mean_steps", 1000.0}, {"median_recall", 0.2}},
                                             {{"lr", 1e-2}, {"runs", 2}, {"locked_in", 2}, {"mean_steps", 400.0}, {"median_recall", 0.9}}})}});
   return {{"kind", "recallbench.tuning-selection"}, {"schema_version", 1}, {"tuning_seeds", {100, 101}},
-          {"lr", {1e-3, 1e-2}}, {"rule", "most-lock-ins"}, {"cells", cells}};
+          {"lr", {1e-3, 1e-2}}, {"rule", "lock-ins-then-recall"}, {"cells", cells}};
 }
 
 TEST(Leaderboard, TunedRowsMeetAtOneTaskPointWithTheirChoice) {
@@ -248,7 +248,7 @@ TEST(Leaderboard, TunedRowsMeetAtOneTaskPointWithTheirChoice) {
   fs::remove_all(dir);
   fs::create_directories(dir / "tuning");
   json doc = battery_doc();
-  doc["tuning"] = {{"lr", {1e-3, 1e-2}}, {"seeds", {100, 101}}, {"rule", "most-lock-ins"}};
+  doc["tuning"] = {{"lr", {1e-3, 1e-2}}, {"seeds", {100, 101}}, {"rule", "lock-ins-then-recall"}};
   RunSet runs = results({at_rate(planted("a", 4, 10), 1e-2), at_rate(planted("a", 8, 9), 1e-2),
                          at_rate(planted("b", 4, 3), 1e-3), at_rate(planted("b", 8, 2), 1e-3)},
                         doc);

@@ -29,7 +29,7 @@ Config at_rate(const std::string& cell, double lr, int point,
   return c;
 }
 
-TEST(Tuning, MostLockInsThenTimeThenRecallThenLowerRate) {
+TEST(Tuning, LockInsThenTimeThenRecallThenLowerRate) {
   // Lock-ins decide: 1e-3 locks in 2 of 2, 3e-3 1 of 2, 1e-2 none.
   std::vector<Config> runs = {at_rate("diag", 1e-3, 0, {{100, 400, 0.95}, {101, 500, 0.95}}),
                               at_rate("diag", 3e-3, 0, {{100, 200, 0.95}, {101, -1, 0.3}}),
@@ -43,19 +43,38 @@ TEST(Tuning, MostLockInsThenTimeThenRecallThenLowerRate) {
   EXPECT_FALSE(c.interior());  // the lowest rate: the grid does not bracket it
   // Equal lock-ins: the shorter mean time wins.
   runs[1] = at_rate("diag", 3e-3, 0, {{100, 200, 0.95}, {101, 300, 0.95}});
-  c = choose_rate("diag", runs, {100, 101});
+  c = choose_rate("diag", runs, {100, 101}, TuningRule::kLockInsThenTime);
   EXPECT_DOUBLE_EQ(c.lr, 3e-3);
   EXPECT_EQ(c.reason, RateReason::kShortestTime);
   EXPECT_TRUE(c.interior());
   // Nothing locks in anywhere: the higher median recall; a full tie: the lower rate.
   std::vector<Config> none = {at_rate("rank1", 1e-3, 0, {{100, -1, 0.30}}), at_rate("rank1", 3e-3, 0, {{100, -1, 0.35}})};
-  c = choose_rate("rank1", none, {100});
+  c = choose_rate("rank1", none, {100}, TuningRule::kLockInsThenTime);
   EXPECT_DOUBLE_EQ(c.lr, 3e-3);
   EXPECT_EQ(c.reason, RateReason::kHigherRecall);
   none[1] = at_rate("rank1", 3e-3, 0, {{100, -1, 0.30}});
-  c = choose_rate("rank1", none, {100});
+  c = choose_rate("rank1", none, {100}, TuningRule::kLockInsThenTime);
   EXPECT_DOUBLE_EQ(c.lr, 1e-3);
   EXPECT_EQ(c.reason, RateReason::kLowerRate);
+}
+
+// The two rules differ where lock-ins tie: the mamba2 shape of the leaderboard's pilot, where one point locks in
+// (slightly faster at the higher rate) and the higher rate has collapsed at the other point.
+TEST(Tuning, LockInsThenRecallOrdersAsTheBoardRanks) {
+  const std::vector<Config> runs = {
+      at_rate("mamba2", 3e-3, 0, {{100, 300, 0.95}, {101, 350, 0.95}}),
+      at_rate("mamba2", 3e-3, 1, {{100, -1, 0.21}, {101, -1, 0.20}}),
+      at_rate("mamba2", 3e-2, 0, {{100, 250, 0.95}, {101, 300, 0.95}}),
+      at_rate("mamba2", 3e-2, 1, {{100, -1, 0.03}, {101, -1, 0.04}}),
+  };
+  const RateChoice by_recall = choose_rate("mamba2", runs, {100, 101});  // the default
+  EXPECT_DOUBLE_EQ(by_recall.lr, 3e-3);
+  EXPECT_EQ(by_recall.reason, RateReason::kHigherRecall);
+  const RateChoice by_time = choose_rate("mamba2", runs, {100, 101}, TuningRule::kLockInsThenTime);
+  EXPECT_DOUBLE_EQ(by_time.lr, 3e-2);
+  EXPECT_EQ(by_time.reason, RateReason::kShortestTime);
+  EXPECT_EQ(parse_tuning_rule("lock-ins-then-time"), TuningRule::kLockInsThenTime);
+  EXPECT_FALSE(parse_tuning_rule("most-lock-ins").has_value());
 }
 
 TEST(Tuning, PoolsTaskPoints) {

@@ -126,7 +126,7 @@ TEST(BatteryTuning, ErrorsNameTheField) {
       {"rate type", [](json& j) { j["tuning"]["lr"] = {1e-3, "fast"}; }, "field 'tuning.lr'"},
       {"no seeds", [](json& j) { j["tuning"].erase("seeds"); }, "missing field 'tuning.seeds'"},
       {"bad seeds", [](json& j) { j["tuning"]["seeds"] = "9-3"; }, "field 'tuning.seeds'"},
-      {"unknown rule", [](json& j) { j["tuning"]["rule"] = "best-recall"; }, "field 'tuning.rule'"},
+      {"unknown rule", [](json& j) { j["tuning"]["rule"] = "best-recall"; }, "field 'tuning.rule': expected one of lock-ins-then-recall"},
       {"unknown field", [](json& j) { j["tuning"]["budget"] = 0.5; }, "unknown field 'tuning.budget'"},
       {"not an object", [](json& j) { j["tuning"] = json::array(); }, "field 'tuning': expected an object"},
   };
