@@ -58,6 +58,19 @@ Leaderboard read_leaderboard(const std::filesystem::path& path) {
                          " is not the hash of its 'battery_document' (" + battery_version(board.battery_document) +
                          "): the file was edited by hand or is damaged",
                      "restore it from git");
+  if (board.tuned()) {  // read by the renderers: its shape checked once here
+    const json& t = board.battery_document.at("tuning");
+    const auto numbers = [](const json& v, bool integers) {
+      return v.is_array() && std::all_of(v.begin(), v.end(), [&](const json& x) {
+               return integers ? x.is_number_integer() : x.is_number();
+             });
+    };
+    if (!t.is_object() || !numbers(t.value("lr", json()), false) || !numbers(t.value("seeds", json()), true) ||
+        !t.value("rule", json()).is_string())
+      throw UsageError(where + ": field 'battery_document.tuning': expected {\"lr\": [numbers], \"seeds\": [integers], "
+                               "\"rule\": name}",
+                       kHint);
+  }
   const json rows = require_field<json>(doc, "rows", where);
   if (!rows.is_array()) throw UsageError(where + ": field 'rows' must be an array", kHint);
   std::set<std::string> cells;
@@ -506,12 +519,13 @@ Group rates_section(const Leaderboard& board) {
   g.add(Heading{2, "Learning rates"});
   const json& tuning = board.battery_document.at("tuning");
   const std::vector<double> grid = tuning.at("lr").get<std::vector<double>>();
+  const auto rule = judge::parse_tuning_rule(tuning.value("rule", std::string()));
   g.add(Paragraph{Inline(fmt::format(
                       "Each cell trains at the rate its tuning stage chose on tuning seeds {} (never the seeds it is "
-                      "scored on), by the rule: most lock-ins over the task points, then the shortest mean steps to "
-                      "lock-in (a run that never locked in counted at its budget), then the higher median recall, then "
-                      "the lower rate. Each rate: lock-ins of its tuning runs · mean steps; the chosen rate marked.",
-                      fmt::join(tuning.at("seeds").get<std::vector<int64_t>>(), ", "))),
+                      "scored on), by the rule {}: {}. Each rate: lock-ins of its tuning runs · mean steps; the chosen "
+                      "rate marked.",
+                      fmt::join(tuning.at("seeds").get<std::vector<int64_t>>(), ", "), tuning.value("rule", std::string("?")),
+                      rule ? rule_text(*rule) : std::string("a rule this build does not know"))),
                   "note"});
   std::vector<HeadCell> columns = {{"cell"}, {"chosen"}, {"decided by"}};
   for (double lr : grid) columns.push_back({Inline(rate_text(lr)), true});

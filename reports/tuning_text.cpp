@@ -34,6 +34,14 @@ std::string tuning_table(const std::vector<judge::RateChoice>& choices) {
   return out;
 }
 
+std::string rule_text(judge::TuningRule rule) {
+  const char* time = "the shortest mean steps to lock-in (a run that never locked in counted at its budget)";
+  const char* recall = "the higher median final recall";
+  return rule == judge::TuningRule::kLockInsThenTime
+             ? fmt::format("most lock-ins over the task points, then {}, then {}, then the lower rate", time, recall)
+             : fmt::format("most lock-ins over the task points, then {}, then {}, then the lower rate", recall, time);
+}
+
 nlohmann::json rate_choice_json(const judge::RateChoice& c) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : c.rows)
