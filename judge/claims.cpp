@@ -4,6 +4,7 @@
 #include "judge/claims.h"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <map>
 
@@ -493,18 +494,38 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   for (const std::string& id : claim.of)
     for (const auto& p : verdicts)
       if (p.claim && p.claim->id == id) v.parts.push_back({id, p.verdict});
-  const auto any = [&](ClaimOutcome kind) {
-    return std::any_of(v.parts.begin(), v.parts.end(),
-                       [&](const ClaimPart& p) { return p.verdict == kind; });
+  // The weakest informative part decides (a conjunction is as strong as its weakest tested part): contradicted,
+  // then claimed size not reproduced, undecided, direction only, reproduced. Parts that were not run or are not
+  // informative do not hide a weaker tested part (an undecided part beside a not-informative one: undecided),
+  // but they keep a conjunction from being reproduced, even in direction.
+  const auto strength = [](ClaimOutcome o) {
+    switch (o) {
+      case ClaimOutcome::kContradicted: return 0;
+      case ClaimOutcome::kSizeNotReproduced: return 1;
+      case ClaimOutcome::kUndecided: return 2;
+      case ClaimOutcome::kDirectionOnly: return 3;
+      case ClaimOutcome::kReproduced: return 4;
+      case ClaimOutcome::kNotRun:
+      case ClaimOutcome::kNotInformative: return -1;
+    }
+    return -1;
   };
-  const bool all_reproduced = std::all_of(v.parts.begin(), v.parts.end(), [](const ClaimPart& p) {
-    return p.verdict == ClaimOutcome::kReproduced;
-  });
-  v.verdict = any(ClaimOutcome::kContradicted)     ? ClaimOutcome::kContradicted
-              : any(ClaimOutcome::kNotRun)         ? ClaimOutcome::kNotRun
-              : any(ClaimOutcome::kNotInformative) ? ClaimOutcome::kNotInformative
-              : all_reproduced                     ? ClaimOutcome::kReproduced
-                                                   : ClaimOutcome::kUndecided;
+  std::optional<ClaimOutcome> weakest;
+  bool not_run = false, not_informative = false;
+  for (const auto& p : v.parts) {
+    if (strength(p.verdict) < 0) {
+      (p.verdict == ClaimOutcome::kNotRun ? not_run : not_informative) = true;
+      continue;
+    }
+    if (!weakest || strength(p.verdict) < strength(*weakest)) weakest = p.verdict;
+  }
+  const ClaimOutcome untested = not_run ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
+  if (!weakest)
+    v.verdict = untested;
+  else if ((not_run || not_informative) && strength(*weakest) > strength(ClaimOutcome::kUndecided))
+    v.verdict = untested;
+  else
+    v.verdict = *weakest;
   return v;
 }
 

@@ -313,6 +313,20 @@ TEST(Verify, AllOfIsTheConjunction) {
   EXPECT_NE(claim_note(v[2]).find("tie: contradicted"), std::string::npos);
   v = verify_claims(keep, {runs({planted("x+conv", 10, 10), planted("x", 0, 10)})});
   EXPECT_EQ(v[2].verdict, ClaimOutcome::kNotRun);
+  // The weakest informative part decides: an undecided part beside a not-informative one (both arms at the
+  // floor) is undecided, not hidden as "not informative"; a reproduced part beside one does not make it reproduced.
+  json few = tie;
+  few["a"]["cell"] = "w";
+  static ClaimSet mixed;
+  mixed = claims({up, few, both});
+  v = verify_claims(mixed, {runs({planted("x+conv", 0, 4), planted("x", 0, 4), planted("w", 1, 2), planted("z", 1, 2)})});
+  EXPECT_EQ(v[0].verdict, ClaimOutcome::kNotInformative);
+  EXPECT_EQ(v[1].verdict, ClaimOutcome::kUndecided);
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kUndecided);
+  v = verify_claims(mixed, {runs({planted("x+conv", 0, 4), planted("x", 0, 4), planted("w", 5, 10), planted("z", 5, 10)})});
+  EXPECT_EQ(v[0].verdict, ClaimOutcome::kNotInformative);
+  EXPECT_EQ(v[1].verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kNotInformative);
   json dangling = both;
   dangling["of"] = {"up", "missing"};
   EXPECT_THROW(claims({up, tie, dangling}), UsageError);
