@@ -306,7 +306,10 @@ ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double 
   cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
   cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
   set_depth_reason(claim, *a, *b, cmp);
-  test_pair(claim, *a, *b, 1.0 - 2.0 * alpha_each, cmp);
+  // The interval's level follows the test: a one-sided test at alpha (and an equivalence test, two one-sided
+  // tests) pairs with the 1 − 2·alpha interval, a two-sided test at alpha with the 1 − alpha interval.
+  cmp.interval_level = claim.sided == 2 ? 1.0 - alpha_each : 1.0 - 2.0 * alpha_each;
+  test_pair(claim, *a, *b, cmp.interval_level, cmp);
   if (claim.equivalence())
     cmp.power = detail::equivalence_power(
         claim, *a, *b, static_cast<double>(sa.k + sb.k) / std::max<int64_t>(sa.n + sb.n, 1), sa.n,

@@ -117,7 +117,9 @@ struct ClaimComparison {
   double p_expected_adj = 1.0, p_opposite_adj = 1.0;  // Holm over depths
   double power = 0.0;                                 // power for the claimed effect at these seeds
   double effect = 0.0;  // observed a - b: lock-in rate difference, or Hodges–Lehmann recall shift
-  double low = 0.0, high = 0.0;  // its (1 - 2 alpha / depths) interval
+  double low = 0.0, high = 0.0;  // its interval: 1 − 2·alpha_each for one-sided and equivalence tests,
+                                 // 1 − alpha_each for a two-sided test (alpha_each = alpha / depths)
+  double interval_level = 0.0;   // that level
   DepthReason reason = DepthReason::kInformative;
   double floor = 0.0;                  // recall and one-arm claims: the recall floor of this depth
   int64_t failed_a = 0, failed_b = 0;  // recall claims: seeds below the floor that never locked in

@@ -80,12 +80,16 @@ std::string effect_note(const ClaimVerdict& v) {
                                   ? fmt::format("|Δ| < {:.2f}", size)
                                   : fmt::format("Δ > −{:.2f} (not worse)", size);
   std::string observed;
-  for (const ClaimComparison* c : v.informative())
+  double level = 0.0;
+  for (const ClaimComparison* c : v.informative()) {
     observed += fmt::format("{}{:+.3f} [{:+.2f}, {:+.2f}]", observed.empty() ? "" : ", ", c->effect,
                             c->low, c->high);
+    level = c->interval_level;
+  }
   return fmt::format(
-      "observed {} {} ({}), claimed {}; power {:.2f}{}", fisher ? "lock-in rate" : "recall",
-      observed, fisher ? "Newcombe interval" : "Hodges–Lehmann shift and interval", claimed,
+      "observed {} {} ({}{}), claimed {}; power {:.2f}{}", fisher ? "lock-in rate" : "recall",
+      observed, level > 0 ? fmt::format("{:.4g}% ", 100.0 * level) : "",
+      fisher ? "Newcombe interval" : "Hodges–Lehmann shift and interval", claimed,
       v.power,
       claim.equivalence() ? " to show it when nothing differs" : " for the claimed effect");
 }
@@ -232,7 +236,7 @@ json comparison_json(const Claim& claim, const ClaimComparison& c) {
           {"k_b", c.k_b}, {"n_b", c.n_b}, {"recall_a", c.recall_a}, {"recall_b", c.recall_b},
           {"p_expected", c.p_expected}, {"p_opposite", c.p_opposite},
           {"p_expected_holm", c.p_expected_adj}, {"p_opposite_holm", c.p_opposite_adj},
-          {"power", c.power}, {"effect", c.effect}, {"low", c.low}, {"high", c.high},
+          {"power", c.power}, {"effect", c.effect}, {"low", c.low}, {"high", c.high}, {"interval_level", c.interval_level},
           {"uninformative", left_out.empty() ? json(nullptr) : json(left_out)},
           {"sensitivity", sensitivity_json(c)}};
 }

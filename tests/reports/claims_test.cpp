@@ -204,7 +204,14 @@ TEST(Verify, TwoSidedClaim) {
   // Two-sided power counts only the expected side and is below the one-sided power.
   json one = c;
   one.erase("sided");
-  EXPECT_LT(v.power, verdict_of(one, {planted("x+conv", 7, 10), planted("x", 1, 10)}).power);
+  const ClaimVerdict one_sided = verdict_of(one, {planted("x+conv", 7, 10), planted("x", 1, 10)});
+  EXPECT_LT(v.power, one_sided.power);
+  // The interval's level follows the test: 95% beside the two-sided 5% test, 90% beside the one-sided one.
+  EXPECT_DOUBLE_EQ(v.comparisons[0].interval_level, 0.95);
+  EXPECT_DOUBLE_EQ(one_sided.comparisons[0].interval_level, 0.90);
+  EXPECT_LT(v.comparisons[0].low, one_sided.comparisons[0].low);
+  EXPECT_GT(v.comparisons[0].high, one_sided.comparisons[0].high - 1e-12);
+  EXPECT_NE(claim_note(v).find("95% Newcombe interval"), std::string::npos) << claim_note(v);
   json bad = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
   bad["sided"] = 2;
   EXPECT_THROW(claims({bad}), UsageError);
