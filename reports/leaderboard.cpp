@@ -267,7 +267,7 @@ TuningComparison compare_tuning(const Leaderboard& tuned, const Leaderboard& bef
     const std::string cell = o.cell;
     const auto top_in = [&cell](const TaskStanding& t) {
       for (const auto& p : t.placings)
-        if (p.cell == cell) return p.present && p.top && t.separates;
+        if (p.cell == cell) return p.present && p.top;  // (a point that does not separate has every cell on top)
       return false;
     };
     for (const auto& ta : sa.tasks) {
