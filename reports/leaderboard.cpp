@@ -556,8 +556,7 @@ Group rates_section(const Leaderboard& board) {
 }
 
 // The tuned board beside the board it replaces (one common rate).
-Group tuning_change_section(const Leaderboard& board, const Leaderboard& before, double alpha) {
-  const TuningComparison cmp = compare_tuning(board, before, alpha);
+Group tuning_change_section(const Leaderboard& before, const TuningComparison& cmp) {
   Group g;
   g.add(Heading{2, "What tuning changed"});
   g.add(Paragraph{Inline(fmt::format(
@@ -607,7 +606,11 @@ Document leaderboard_document(const Leaderboard& board, const Standing& st, cons
   d.add(leaderboard_header(board, st));
   d.add(overall_section(board, st));
   if (board.tuned()) d.add(rates_section(board));
-  if (before != nullptr) d.add(tuning_change_section(board, *before, st.alpha));
+  std::optional<TuningComparison> cmp;
+  if (before != nullptr) {
+    cmp = compare_tuning(board, *before, st.alpha);
+    d.add(tuning_change_section(*before, *cmp));
+  }
   List notes;
   for (const auto& r : board.rows)
     if (const std::string note = cell_note(r); !note.empty()) notes.items.push_back(Inline().code(r.cell).text(": " + note));
@@ -618,16 +621,15 @@ Document leaderboard_document(const Leaderboard& board, const Standing& st, cons
   for (const auto& t : st.tasks) d.add(task_section(t));
   d.add(rows_section(board), Show::kHtmlOnly);
   d.json = standing_json(board, st);
-  if (before != nullptr) {
+  if (cmp) {
     json changes = json::array();
-    const TuningComparison cmp = compare_tuning(board, *before, st.alpha);
-    for (const auto& c : cmp.cells)
+    for (const auto& c : cmp->cells)
       changes.push_back({{"cell", c.cell}, {"lr", c.lr}, {"lr_before", c.before_lr},
                          {"locked_in_before", c.locked_before}, {"locked_in", c.locked_after}, {"seeds", c.seeds_after},
                          {"rank_before", c.rank_before}, {"rank", c.rank_after}, {"top_group_before", c.top_before},
                          {"top_group", c.top_after}, {"joined_top_group", c.joined}, {"left_top_group", c.left}});
     d.json["tuning_change"] = {{"battery_version_before", before->battery_version}, {"cells", changes},
-                               {"not_re_recorded", cmp.only_before}};
+                               {"not_re_recorded", cmp->only_before}};
   }
   return d;
 }
