@@ -237,6 +237,12 @@ void set_depth_reason(const Claim& claim, const Config& a, const Config& b, Clai
     if (2 * cmp.failed_a >= cmp.n_a && 2 * cmp.failed_b >= cmp.n_b)
       cmp.reason = DepthReason::kFloor;
   }
+  // A tie or "not worse than b" against a comparator that does not function is vacuous.
+  const bool against_comparator = claim.direction == Direction::kNone || claim.direction == Direction::kNotLess;
+  if (cmp.reason == DepthReason::kInformative && against_comparator && cmp.k_b == 0) {
+    const bool fails = claim.statistic == Statistic::kFisher || 2 * cmp.failed_b >= cmp.n_b;
+    if (fails) cmp.reason = DepthReason::kComparatorFails;
+  }
 }
 
 // Counts and p at the stated threshold and below it, 0.1 apart down to half of it.

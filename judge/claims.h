@@ -101,6 +101,10 @@ enum class DepthReason {
   kFloor,
   // Fisher: n/n vs n/n; recall: most seeds of both arms lock in; lottery: every seed does.
   kCeiling,
+  // A tie or non-inferiority claim (none, not-less) whose comparator, arm b, fails the task (Fisher: no seed
+  // locks in; recall: most seeds never learn and none locks in): "a is as good as b" says nothing when b does
+  // not function, whatever the direction (issue 45).
+  kComparatorFails,
 };
 
 // One compared pair of configs (one depth of a per-depth claim); one-arm claims fill the a fields

@@ -148,6 +148,14 @@ std::string left_out_reason(const Claim& claim, const ClaimComparison& c) {
       return floor_reason(claim, c);
     case DepthReason::kCeiling:
       return ceiling_reason(claim);
+    case DepthReason::kComparatorFails:
+      return claim.statistic == Statistic::kFisher
+                 ? fmt::format("the comparator fails the task: no seed of b locks in (0/{}), so a tie with it or "
+                               "\"not worse\" than it says nothing",
+                               c.n_b)
+                 : fmt::format("the comparator fails the task: {}/{} seeds of b never learn (below recall {:.2f}) and "
+                               "none locks in, so a tie with it or \"not worse\" than it says nothing",
+                               c.failed_b, c.n_b, c.floor);
   }
   return "";
 }

@@ -180,7 +180,19 @@ TEST(Verify, FloorAndCeilingAreNotInformative) {
   one[9] = 0.73;
   for (int i = 0; i < 6; ++i) six[i] = 0.7 + 0.01 * i;
   EXPECT_EQ(verdict_of(recall, {arm("x+conv", one), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
-  EXPECT_NE(verdict_of(recall, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
+  const json greater = claim("greater", "greater", {{"shift", 0.15}}, "mann-whitney");
+  EXPECT_NE(verdict_of(greater, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
+  // The same data as a tie, or as "a not worse than b": b fails the task, so neither says anything (issue 45);
+  // with b learning as well, "not worse" is tested.
+  const ClaimVerdict vs_failing = verdict_of(recall, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))});
+  EXPECT_EQ(vs_failing.verdict, ClaimOutcome::kNotInformative);
+  EXPECT_NE(claim_note(vs_failing).find("the comparator fails the task: 10/10 seeds of b never learn"), std::string::npos)
+      << claim_note(vs_failing);
+  const json not_less = claim("not-less", "not-less", {{"shift", 0.15}}, "mann-whitney");
+  EXPECT_EQ(verdict_of(not_less, {arm("x+conv", six), arm("x", around(0.14, 10, 0.01))}).verdict, ClaimOutcome::kNotInformative);
+  EXPECT_NE(verdict_of(not_less, {arm("x+conv", six), arm("x", six)}).verdict, ClaimOutcome::kNotInformative);
+  const json lock_tie = claim("lock-tie", "none", {{"a", 0.7}, {"b", 0.2}});
+  EXPECT_EQ(verdict_of(lock_tie, {planted("x+conv", 5, 10), planted("x", 0, 10)}).verdict, ClaimOutcome::kNotInformative);
   // A claim may set its own floor (e.g. chance on a task with few classes).
   json low_floor = recall;
   low_floor["floor"] = 0.05;
