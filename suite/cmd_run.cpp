@@ -174,13 +174,14 @@ int run_run(RunOptions& o) {
   Plan plan = plan_from_flags(o.what);
   if (stage != Stage::kAll && !plan.battery.tuning)
     throw UsageError("--stage " + o.stage + ": battery " + plan.battery.name + " has no tuning stage");
-  {
-    Plan probe = plan.battery.tuning ? make_tuning_plan(plan.battery) : plan;
-    if (!keep_configs(probe, o.only) && !keep_configs(plan, o.only))
-      throw UsageError("--config " + o.only + " matches no config of the plan",
-                       "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
-    keep_configs(plan, o.only);
-  }
+  // --config keeps configs of the scoring plan and, for a tuned battery, of its tuning plan (run_tuning_stage).
+  const bool scoring_matches = keep_configs(plan, o.only);
+  if (!scoring_matches && !(plan.battery.tuning && [&] {
+        Plan tuning = make_tuning_plan(plan.battery);
+        return keep_configs(tuning, o.only);
+      }()))
+    throw UsageError("--config " + o.only + " matches no config of the plan",
+                     "config keys look like mqar/diag+conv/length:32/pairs:4/vocab:64/<hash>: give a part of one");
   // The state budget before the compute: a new entrant on a battery's budget (--battery B --cell C) that is over it
   // is refused; anything else over a budget is said, and runs.
   if (const auto over = over_budget(plan); !over.empty()) {

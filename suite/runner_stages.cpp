@@ -1,6 +1,6 @@
 #include "suite/runner_stages.h"
 
-#include <set>
+#include <algorithm>
 
 #include "core/errors.h"
 #include "core/json_io.h"
