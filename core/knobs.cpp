@@ -17,4 +17,8 @@ std::optional<KnobContrast> knob_contrast(const nlohmann::json& a, const nlohman
   return out;
 }
 
+bool reads_whole_sequence(const nlohmann::json& knobs) {
+  return knobs.is_object() && knobs.value("direction", "") == "bidirectional";
+}
+
 }  // namespace rb

@@ -25,4 +25,8 @@ struct KnobContrast {
 //     == KnobContrast{"transition", true}
 std::optional<KnobContrast> knob_contrast(const nlohmann::json& a, const nlohmann::json& b);
 
+// Whether a cell's knobs declare that it reads the whole sequence ({"direction": "bidirectional"}, the
+// denoiser cells): such a cell runs only where the model may read the whole sequence (ModelSpec::bidirectional).
+bool reads_whole_sequence(const nlohmann::json& knobs);
+
 }  // namespace rb

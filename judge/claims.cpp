@@ -75,10 +75,12 @@ const char* claim_outcome_name(ClaimOutcome outcome) {
     case ClaimOutcome::kNotRun: return "not run";
     case ClaimOutcome::kNotInformative: return "not informative";
     case ClaimOutcome::kReproduced: return "reproduced";
+    case ClaimOutcome::kReproducedOnProxy: return "reproduced on a proxy";
     case ClaimOutcome::kDirectionOnly: return "direction reproduced, size not";
     case ClaimOutcome::kContradicted: return "contradicted";
     case ClaimOutcome::kSizeNotReproduced: return "claimed size not reproduced";
     case ClaimOutcome::kUndecided: return "undecided";
+    case ClaimOutcome::kObserved: return "observation";
   }
   return "?";
 }
@@ -211,12 +213,29 @@ bool vacuous_setting(const Config& a, const Config& b) {
          opts_without(a.task_options, "supervision") == opts_without(b.task_options, "supervision");
 }
 
-// Whether a depth can separate the arms (DepthReason), with the floor's numbers for recall claims.
+// Seeds of `c` that never learned: not locked in, best recall below `floor`.
+int64_t failed_seeds(const Config& c, double floor) {
+  int64_t n = 0;
+  for (const auto& s : c.seeds) n += !s.locked_in() && best_of(s) < floor ? 1 : 0;
+  return n;
+}
+
+// Whether a depth can separate the arms (DepthReason), with the floor's numbers for recall claims, and
+// whether a recall tie is tested on lock-in counts instead (lottery-shaped arms).
 void set_depth_reason(const Claim& claim, const Config& a, const Config& b, ClaimComparison& cmp) {
   cmp.reason = DepthReason::kInformative;
+  const bool recall = claim.statistic == Statistic::kMannWhitney;
+  if (recall) {
+    cmp.floor = claim.floor_for(a);
+    cmp.failed_a = failed_seeds(a, cmp.floor), cmp.failed_b = failed_seeds(b, cmp.floor);
+    // An arm where some seeds lock in and others never learn is bimodal, not at a floor: its median compares
+    // neither mode. A tie on such arms is a tie of lock-in rates (issue 45).
+    const auto bimodal = [](int64_t k, int64_t failed) { return k >= 1 && failed >= 1; };
+    cmp.on_lock_in = claim.equivalence() && (bimodal(cmp.k_a, cmp.failed_a) || bimodal(cmp.k_b, cmp.failed_b));
+  }
   if (vacuous_setting(a, b)) {
     cmp.reason = DepthReason::kVacuousSetting;
-  } else if (claim.statistic == Statistic::kFisher) {
+  } else if (!recall || cmp.on_lock_in) {
     if (cmp.k_a == 0 && cmp.k_b == 0)
       cmp.reason = DepthReason::kFloor;
     else if (cmp.k_a == cmp.n_a && cmp.k_b == cmp.n_b)
@@ -224,23 +243,14 @@ void set_depth_reason(const Claim& claim, const Config& a, const Config& b, Clai
   } else if (2 * cmp.k_a >= cmp.n_a && 2 * cmp.k_b >= cmp.n_b) {
     // Most seeds of both arms lock in and stop there: their recalls are stopping points.
     cmp.reason = DepthReason::kCeiling;
-  } else {
-    // The mirror of the ceiling: most seeds of both arms never learn (no lock-in, best recall below
-    // the floor), so the medians and the shift compare failures.
-    cmp.floor = claim.floor_for(a);
-    const auto failed = [&](const Config& c) {
-      int64_t n = 0;
-      for (const auto& s : c.seeds) n += !s.locked_in() && best_of(s) < cmp.floor ? 1 : 0;
-      return n;
-    };
-    cmp.failed_a = failed(a), cmp.failed_b = failed(b);
-    if (2 * cmp.failed_a >= cmp.n_a && 2 * cmp.failed_b >= cmp.n_b)
-      cmp.reason = DepthReason::kFloor;
+  } else if (2 * cmp.failed_a >= cmp.n_a && cmp.k_a == 0 && 2 * cmp.failed_b >= cmp.n_b && cmp.k_b == 0) {
+    // The mirror of the ceiling: most seeds of both arms never learn and none locks in, so the medians and the
+    // shift compare failures.
+    cmp.reason = DepthReason::kFloor;
   }
   // A tie or "not worse than b" against a comparator that does not function is vacuous.
-  const bool against_comparator = claim.direction == Direction::kNone || claim.direction == Direction::kNotLess;
-  if (cmp.reason == DepthReason::kInformative && against_comparator && cmp.k_b == 0) {
-    const bool fails = claim.statistic == Statistic::kFisher || 2 * cmp.failed_b >= cmp.n_b;
+  if (cmp.reason == DepthReason::kInformative && claim.equivalence() && cmp.k_b == 0) {
+    const bool fails = claim.statistic == Statistic::kFisher || cmp.on_lock_in || 2 * cmp.failed_b >= cmp.n_b;
     if (fails) cmp.reason = DepthReason::kComparatorFails;
   }
 }
@@ -283,7 +293,7 @@ std::vector<ClaimComparison::AtThreshold> threshold_sensitivity(const Claim& cla
 void test_pair(const Claim& claim, const Config& a, const Config& b, double level,
                ClaimComparison& cmp) {
   SidedP p;
-  if (claim.statistic == Statistic::kFisher) {
+  if (claim.statistic == Statistic::kFisher || cmp.on_lock_in) {
     const stats::Table2x2 t{cmp.k_a, cmp.n_a - cmp.k_a, cmp.k_b, cmp.n_b - cmp.k_b};
     p = sided_p(claim, [&](stats::Alternative alt) { return stats::fisher_p_value(t, alt); });
     const stats::Interval i = stats::newcombe_difference(cmp.k_a, cmp.n_a, cmp.k_b, cmp.n_b, level);
@@ -300,21 +310,49 @@ void test_pair(const Claim& claim, const Config& a, const Config& b, double leve
   cmp.p_opposite = p.opposite;
 }
 
+// The claim as a tie of lock-in rates with its lock-in margin: how a recall tie on lottery-shaped arms is
+// tested.
+Claim on_lock_in_counts(const Claim& claim) {
+  Claim c = claim;
+  c.statistic = Statistic::kFisher;
+  c.effect_a = claim.lock_in_margin, c.effect_b = 0.0;  // claimed_size(): the margin
+  return c;
+}
+
+// The part of a quoted recall shift that runs which stop at the lock-in threshold can show: "0.021 → 1.000"
+// is at most 0.9 − 0.021 when training stops at 0.9.
+std::optional<double> observable_shift(const Claim& claim, const Config& a, const Config& b) {
+  if (!claim.quoted) return std::nullopt;
+  const auto [qa, qb] = *claim.quoted;
+  if (qa <= a.threshold() && qb <= b.threshold()) return std::nullopt;
+  return std::max(0.0, std::min(claim.shift, std::min(qa, a.threshold()) - std::min(qb, b.threshold())));
+}
+
 // One depth: the counts, whether the depth can separate the arms, the test, the interval and the
 // power.
-ClaimComparison compare_pair(const Claim& claim, const ConfigPair& pair, double alpha_each) {
+ClaimComparison compare_pair(const Claim& stated, const ConfigPair& pair, double alpha_each) {
   const auto& [a, b] = pair;
   ClaimComparison cmp;
-  cmp.depth = claim.over.empty() ? json(nullptr) : a->task_options.at(claim.over);
+  cmp.depth = stated.over.empty() ? json(nullptr) : a->task_options.at(stated.over);
   cmp.key_a = a->key;
   cmp.key_b = b->key;
   const ConfigSummary sa = summarize(*a), sb = summarize(*b);
   cmp.k_a = sa.k, cmp.n_a = sa.n, cmp.k_b = sb.k, cmp.n_b = sb.n;
   cmp.recall_a = sa.recall.median, cmp.recall_b = sb.recall.median;
-  set_depth_reason(claim, *a, *b, cmp);
+  set_depth_reason(stated, *a, *b, cmp);
+  // The test this depth runs: the stated one, on lock-in counts for lottery-shaped ties, or with the
+  // observable part of a quoted size.
+  Claim claim = cmp.on_lock_in ? on_lock_in_counts(stated) : stated;
+  if (const auto shift = observable_shift(stated, *a, *b)) {
+    claim.shift = *shift;
+    cmp.size_capped = true;
+    cmp.stop_level = a->threshold();
+  }
+  cmp.size = claim.claimed_size();
   // The interval's level follows the test: a one-sided test at alpha (and an equivalence test, two one-sided
-  // tests) pairs with the 1 − 2·alpha interval, a two-sided test at alpha with the 1 − alpha interval.
-  cmp.interval_level = claim.sided == 2 ? 1.0 - alpha_each : 1.0 - 2.0 * alpha_each;
+  // tests) pairs with the 1 − 2·alpha interval, a two-sided test at alpha (and an observation's two-sided p)
+  // with the 1 − alpha interval.
+  cmp.interval_level = claim.sided == 2 || claim.observation ? 1.0 - alpha_each : 1.0 - 2.0 * alpha_each;
   test_pair(claim, *a, *b, cmp.interval_level, cmp);
   if (claim.equivalence())
     cmp.power = detail::equivalence_power(
@@ -374,10 +412,10 @@ ClaimVerdict not_run(const Claim& claim) {
 // Whether every informative depth's interval lies inside the margin, and whether any lies outside
 // it.
 std::pair<bool, bool> against_margin(const Claim& claim, const ClaimVerdict& v) {
-  const double m = claim.claimed_size();
   const bool none = claim.direction == Direction::kNone;
   bool all_inside = true, any_outside = false;
   for (const ClaimComparison* c : v.informative()) {
+    const double m = c->size;
     all_inside = all_inside && (none ? c->low > -m && c->high < m : c->low > -m);
     any_outside = any_outside || (none ? c->low > m || c->high < -m : c->high < -m);
   }
@@ -389,7 +427,7 @@ bool size_ruled_out(const Claim& claim, const ClaimVerdict& v) {
   for (const ClaimComparison* c : v.informative()) {
     // How far the interval reaches in the expected direction.
     const double reach = claim.direction == Direction::kLess ? -c->low : c->high;
-    if (reach < claim.claimed_size()) return true;
+    if (reach < c->size) return true;
   }
   return false;
 }
@@ -409,6 +447,12 @@ ClaimOutcome two_arm_outcome(const Claim& claim, const ClaimVerdict& v, bool all
   return v.power >= kClaimPower ? ClaimOutcome::kSizeNotReproduced : ClaimOutcome::kUndecided;
 }
 
+// A proxy claim is at most reproduced on a proxy: the sentence was not tested in its own terms.
+ClaimOutcome on_proxy(const Claim& claim, ClaimOutcome outcome) {
+  return !claim.proxy.empty() && outcome == ClaimOutcome::kReproduced ? ClaimOutcome::kReproducedOnProxy
+                                                                      : outcome;
+}
+
 ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
   if (pairs.empty()) return not_run(claim);
   ClaimVerdict v;
@@ -418,15 +462,23 @@ ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pa
   if (v.informative().empty()) {
     v.verdict = ClaimOutcome::kNotInformative;
     v.reason = ClaimReason::kEveryDepthLeftOut;
+  } else if (claim.observation) {
+    holm_over(v.comparisons, claim.alpha);
+    v.power = min_power(v);
+    v.verdict = ClaimOutcome::kObserved;
+    v.reason = ClaimReason::kObservation;
   } else {
     const auto [all_expected, any_opposite] = holm_over(v.comparisons, claim.alpha);
     v.power = min_power(v);
-    v.verdict = two_arm_outcome(claim, v, all_expected, any_opposite);
+    v.verdict = on_proxy(claim, two_arm_outcome(claim, v, all_expected, any_opposite));
     v.reason = ClaimReason::kTested;
     if (v.verdict == ClaimOutcome::kUndecided) {
       v.reason = ClaimReason::kUnderpowered;
-      v.seeds_needed = detail::seeds_needed(claim, *pairs.front().first, *pairs.front().second,
-                                            v.comparisons.front().n_a, alpha_each);
+      const ClaimComparison& first = v.comparisons.front();
+      Claim as_tested = first.on_lock_in ? on_lock_in_counts(claim) : claim;
+      if (first.size_capped) as_tested.shift = first.size;
+      v.seeds_needed = detail::seeds_needed(as_tested, *pairs.front().first, *pairs.front().second, first.n_a,
+                                            alpha_each);
     }
   }
   v.threshold_hangs = threshold_hangs(v, claim.alpha);
@@ -435,7 +487,8 @@ ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pa
 
 // One depth of a one-arm claim: the seeds in between (lottery), above the level (at-most) or below
 // it (at-least), tested against the null share `p0` (the lottery's bound, else a half).
-ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, double alpha_each) {
+ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, double alpha_each,
+                                const ChanceOf& chance_of) {
   ClaimComparison c;
   c.depth = claim.over.empty() ? json(nullptr) : a.task_options.at(claim.over);
   c.key_a = a.key;
@@ -443,6 +496,17 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
   c.n_a = sa.n;
   c.recall_a = sa.recall.median;
   c.floor = claim.floor_for(a);
+  c.level = claim.bound;
+  if (claim.above_chance) {
+    const std::optional<double> chance = chance_of ? chance_of(a) : std::nullopt;
+    if (!chance)
+      throw UsageError(fmt::format("claim '{}': the task {} of {} has no chance level, so 'above_chance' cannot "
+                                   "set the claim's level",
+                                   claim.id, a.task, a.key),
+                       "give the level as effect.recall");
+    c.chance = *chance;
+    c.level = std::min(1.0, *chance + *claim.above_chance);
+  }
   int64_t learned = 0;
   for (const auto& s : a.seeds) {
     const bool finite = std::isfinite(s.final_accuracy);
@@ -450,9 +514,9 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
     if (claim.statistic == Statistic::kLottery)
       c.k_a += !s.locked_in() && best_of(s) >= c.floor ? 1 : 0;
     else if (claim.statistic == Statistic::kAtMost)
-      c.k_a += finite && s.final_accuracy > claim.bound ? 1 : 0;
+      c.k_a += finite && s.final_accuracy > c.level ? 1 : 0;
     else
-      c.k_a += !(finite && s.final_accuracy >= claim.bound) ? 1 : 0;  // at-least: below the level
+      c.k_a += !(finite && s.final_accuracy >= c.level) ? 1 : 0;  // at-least: below the level
   }
   if (claim.statistic == Statistic::kLottery && learned == 0)
     c.reason = DepthReason::kFloor;
@@ -469,14 +533,14 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
 }
 
 // One-arm claims: the lottery's middle share, or recall at most (at least) a level.
-ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pairs, const ChanceOf& chance) {
   if (pairs.empty()) return not_run(claim);
   ClaimVerdict v;
   v.claim = &claim;
   const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
   const double p0 = claim.statistic == Statistic::kLottery ? claim.bound : 0.5;
   for (const auto& pair : pairs)
-    v.comparisons.push_back(compare_one_arm(claim, *pair.first, p0, alpha_each));
+    v.comparisons.push_back(compare_one_arm(claim, *pair.first, p0, alpha_each, chance));
   if (v.informative().empty()) {
     v.verdict = ClaimOutcome::kNotInformative;
     v.reason = ClaimReason::kEveryDepthLeftOut;
@@ -484,9 +548,15 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
   }
   const auto [all_expected, any_opposite] = holm_over(v.comparisons, claim.alpha);
   v.power = min_power(v);
+  if (claim.observation) {
+    v.verdict = ClaimOutcome::kObserved;
+    v.reason = ClaimReason::kObservation;
+    return v;
+  }
   v.verdict = all_expected   ? ClaimOutcome::kReproduced
               : any_opposite ? ClaimOutcome::kContradicted
                              : ClaimOutcome::kUndecided;
+  v.verdict = on_proxy(claim, v.verdict);
   v.reason = ClaimReason::kTested;
   if (v.verdict == ClaimOutcome::kUndecided) {
     v.reason = ClaimReason::kUnderpowered;
@@ -504,7 +574,7 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
     for (const auto& p : verdicts)
       if (p.claim && p.claim->id == id) v.parts.push_back({id, p.verdict});
   // The weakest informative part decides (a conjunction is as strong as its weakest tested part): contradicted,
-  // then claimed size not reproduced, undecided, direction only, reproduced. Parts that were not run or are not
+  // then claimed size not reproduced, undecided, direction only, reproduced on a proxy, reproduced. Parts that were not run or are not
   // informative do not hide a weaker tested part (an undecided part beside a not-informative one: undecided),
   // but they keep a conjunction from being reproduced, even in direction.
   const auto strength = [](ClaimOutcome o) {
@@ -513,9 +583,11 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
       case ClaimOutcome::kSizeNotReproduced: return 1;
       case ClaimOutcome::kUndecided: return 2;
       case ClaimOutcome::kDirectionOnly: return 3;
-      case ClaimOutcome::kReproduced: return 4;
+      case ClaimOutcome::kReproducedOnProxy: return 4;
+      case ClaimOutcome::kReproduced: return 5;
       case ClaimOutcome::kNotRun:
-      case ClaimOutcome::kNotInformative: return -1;
+      case ClaimOutcome::kNotInformative:
+      case ClaimOutcome::kObserved: return -1;
     }
     return -1;
   };
@@ -534,13 +606,27 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   else if ((not_run || not_informative) && strength(*weakest) > strength(ClaimOutcome::kUndecided))
     v.verdict = untested;
   else
-    v.verdict = *weakest;
+    v.verdict = on_proxy(claim, *weakest);
   return v;
+}
+
+// A claim about cells (or settings) that meet a premise, where the premise claim is not reproduced: not
+// informative, or not run when the premise was not run. Its own tests stay in `comparisons`, for the record.
+void apply_premise(const Claim& claim, const std::vector<ClaimVerdict>& verdicts, ClaimVerdict& v) {
+  for (const auto& p : verdicts)
+    if (p.claim && p.claim->id == claim.premise) v.premise = ClaimPart{p.claim->id, p.verdict};
+  if (!v.premise || v.premise->verdict == ClaimOutcome::kReproduced ||
+      v.premise->verdict == ClaimOutcome::kReproducedOnProxy)
+    return;
+  v.verdict = v.premise->verdict == ClaimOutcome::kNotRun ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
+  v.reason = ClaimReason::kPremiseUnmet;
+  v.seeds_needed = 0;
 }
 
 }  // namespace
 
-std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results) {
+std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results,
+                                        const ChanceOf& chance) {
   std::vector<const Config*> configs;
   for (const auto& r : results)
     for (const auto& c : r.configs) configs.push_back(&c);
@@ -549,10 +635,12 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
     if (claim.all_of())
       out.emplace_back();  // after its parts
     else if (claim.one_arm())
-      out.push_back(judge_one_arm(claim, match_sides(claim, configs)));
+      out.push_back(judge_one_arm(claim, match_sides(claim, configs), chance));
     else
       out.push_back(judge_two_arm(claim, match_sides(claim, configs)));
   }
+  for (size_t i = 0; i < set.claims.size(); ++i)
+    if (!set.claims[i].premise.empty()) apply_premise(set.claims[i], out, out[i]);
   for (size_t i = 0; i < set.claims.size(); ++i)
     if (set.claims[i].all_of()) out[i] = judge_all_of(set.claims[i], out);
   return out;
@@ -560,7 +648,8 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
 
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced) return 1;
+    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced && v.verdict != ClaimOutcome::kReproducedOnProxy)
+      return 1;
   return 0;
 }
 

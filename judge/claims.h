@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,7 +57,15 @@ struct Claim {
   std::string id;
   std::string quote;   // the sentence it tests, quoted from the source
   std::string source;  // where the sentence is
-  std::string preset;  // the battery (preset or file) whose runs it reads
+  std::string preset;  // the batteries (presets or files) whose runs it reads, " and " between them
+  std::vector<std::string> presets;  // the same, one name each
+  // The setting the runs are in, in words ("" = the sides say it: ClaimSide::describe).
+  std::string setting;
+  // How that setting differs from the one the sentence is about ("" = tested in the sentence's own terms). A
+  // proxy claim is at most "reproduced on a proxy" (issue 45).
+  std::string proxy;
+  // Not a claim of the source: reported with its test (counts, two-sided p, interval) and not graded.
+  bool observation = false;
   ClaimSide a, b;      // b: two-arm claims only
   std::string over;    // per-depth comparison over this task option ("" = one comparison)
   Statistic statistic = Statistic::kFisher;
@@ -64,7 +74,20 @@ struct Claim {
   double effect_a = 0.0, effect_b = 0.0;  // fisher: the claimed lock-in rates
   double shift = 0.0;  // mann-whitney: the claimed recall difference a − b (> 0)
   double bound = 0.0;  // lottery: largest share of seeds in between; at-most, at-least: the recall
+  // at-most, at-least: the level is the task's chance plus this (the file's "above_chance"), computed per
+  // depth from the task (verify_claims' ChanceOf), instead of `bound`.
+  std::optional<double> above_chance;
+  // mann-whitney: the recall levels the sentence quotes for a and b ("0.021 → 1.000"); a level above where
+  // training stops (the lock-in threshold) cannot be observed, so the size judged is the observable part.
+  std::optional<std::pair<double, double>> quoted;
+  // A recall tie (none, not-less) whose arms are lottery-shaped (some seeds lock in, others never learn) is
+  // tested on the lock-in counts, with this margin on the lock-in rates.
+  double lock_in_margin = 0.3;
   std::vector<std::string> of;  // all-of: the claims that must all be reproduced
+  // Another claim that states this one's premise ("cells that solve 32-pair recall ..."): unless it is
+  // reproduced, this claim is not informative (or not run, when its premise was not run), whatever its own test
+  // says.
+  std::string premise;
   double alpha = 0.05;
   int sided = 1;  // directional claims: 1 (one-sided test) or 2 (two-sided, observed side checked)
   // The recall below which a seed has not learned (< 0: half the lock-in threshold).
@@ -73,6 +96,7 @@ struct Claim {
   std::string needs;  // the scale this claim needs when it cannot run here ("" = runs here)
 
   bool one_arm() const;  // lottery, at-most or at-least: side a alone
+  bool graded() const { return !observation; }
   bool all_of() const { return statistic == Statistic::kAllOf; }
   // A tie or non-inferiority claim (none, not-less): its effect is a margin, judged by the
   // interval.
@@ -127,6 +151,17 @@ struct ClaimComparison {
   DepthReason reason = DepthReason::kInformative;
   double floor = 0.0;                  // recall and one-arm claims: the recall floor of this depth
   int64_t failed_a = 0, failed_b = 0;  // recall claims: seeds below the floor that never locked in
+  // A recall tie whose arms are lottery-shaped: tested on the lock-in counts (k, n) with the claim's
+  // lock_in_margin, as a Fisher tie is.
+  bool on_lock_in = false;
+  // The size this depth is judged against: the claimed size or margin, the lock-in margin (on_lock_in), or the
+  // observable part of a quoted size (size_capped).
+  double size = 0.0;
+  bool size_capped = false;  // the quoted level of a is above where a's training stops
+  double stop_level = 0.0;   // that level (a's lock-in threshold)
+  // One-arm claims: the recall level of this depth, and the task's chance when the level is computed from it.
+  double level = 0.0;
+  double chance = -1.0;
   struct AtThreshold {
     double threshold = 0.0;
     int64_t k_a = 0, k_b = 0;
@@ -143,10 +178,12 @@ enum class ClaimOutcome {
   kNotRun,             // "not run"
   kNotInformative,     // "not informative"
   kReproduced,         // "reproduced"
+  kReproducedOnProxy,  // "reproduced on a proxy": reproduced, in a setting other than the sentence's
   kDirectionOnly,      // "direction reproduced, size not"
   kContradicted,       // "contradicted"
   kSizeNotReproduced,  // "claimed size not reproduced"
   kUndecided,          // "undecided"
+  kObserved,           // "observation": not a claim of the source, so not graded
 };
 // The verdict as `verify` writes it (text, JSON, pages): "not run", ..., "undecided".
 const char* claim_outcome_name(ClaimOutcome outcome);
@@ -159,6 +196,8 @@ enum class ClaimReason {
   kEveryDepthLeftOut,  // not informative: each depth at a floor, a ceiling or vacuous (DepthReason)
   kUnderpowered,       // undecided: power below kClaimPower; seeds_needed: how many would reach it
   kParts,              // all-of: its parts' verdicts (parts)
+  kObservation,        // observed, not graded (Claim::observation); the comparisons hold the test
+  kPremiseUnmet,       // not informative or not run: the premise claim is not reproduced (premise)
 };
 
 // An all-of claim's part: its id and its verdict.
@@ -176,6 +215,7 @@ struct ClaimVerdict {
   // Undecided: the seeds per arm that reach kClaimPower (0 = not within the search).
   int64_t seeds_needed = 0;
   std::vector<ClaimPart> parts;  // all-of: in the order of Claim::of
+  std::optional<ClaimPart> premise;  // the premise claim's verdict, when the claim has one
   // Fisher claims: whether the significance at some lower threshold differs from the stated one's.
   bool threshold_hangs = false;
 
@@ -187,9 +227,15 @@ struct ClaimVerdict {
   std::vector<const ClaimComparison*> sensitivity_depths() const;
 };
 
+// A task's chance level for a config (the accuracy of a uniform guess over the labels a query can take;
+// nullopt when the task has none). judge/ does not see tasks/: the caller passes the tasks' rule.
+using ChanceOf = std::function<std::optional<double>(const Config&)>;
+
 // One verdict per claim, in the file's order, from the configs of every results set together. A
-// side that matches two configs at one depth is a UsageError (make the selector narrower).
-std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results);
+// side that matches two configs at one depth is a UsageError (make the selector narrower), and so is a
+// level above chance for a task without one.
+std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results,
+                                        const ChanceOf& chance = {});
 
 // Exit status of `verify`: 1 when a gated claim is not reproduced, else 0.
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts);

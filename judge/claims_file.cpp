@@ -73,12 +73,36 @@ void read_effect(Claim& c, const json& effect, const std::string& w,
     c.shift = require_field<double>(effect, "shift", w + ": effect");
     if (!(c.shift > 0 && c.shift <= 1))
       throw UsageError(w + ": field 'effect.shift' must be in (0, 1]", kHint);
+    if (effect.contains("quoted")) {
+      const json& q = effect.at("quoted");
+      const double qa = require_field<double>(q, "a", w + ": effect.quoted"),
+                   qb = require_field<double>(q, "b", w + ": effect.quoted");
+      if (!(qa >= 0 && qa <= 1 && qb >= 0 && qb <= 1))
+        throw UsageError(w + ": field 'effect.quoted': the recall levels a and b must be in [0, 1]", kHint);
+      c.quoted = std::pair{qa, qb};
+    }
+  } else if (c.statistic != Statistic::kLottery && effect.contains("above_chance")) {
+    // at-most and at-least: the task's chance plus a margin, per depth.
+    if (effect.contains("recall"))
+      throw UsageError(w + ": field 'effect': give 'recall' (a level) or 'above_chance' (chance plus a margin), "
+                           "not both",
+                       kHint);
+    c.above_chance = require_field<double>(effect, "above_chance", w + ": effect");
+    if (!(*c.above_chance >= 0 && *c.above_chance < 1))
+      throw UsageError(w + ": field 'effect.above_chance' must be in [0, 1)", kHint);
   } else {
     // The lottery's share in between; at-most and at-least: a recall level.
     const char* field = c.statistic == Statistic::kLottery ? "middle" : "recall";
     c.bound = require_field<double>(effect, field, w + ": effect");
     if (!(c.bound > 0 && c.bound < 1))
       throw UsageError(w + ": field 'effect." + field + "' must be in (0, 1)", kHint);
+  }
+  if (effect.contains("lock_in_margin")) {
+    c.lock_in_margin = require_field<double>(effect, "lock_in_margin", w + ": effect");
+    if (c.statistic != Statistic::kMannWhitney || !(c.lock_in_margin > 0 && c.lock_in_margin < 1))
+      throw UsageError(w + ": field 'effect.lock_in_margin' is a mann-whitney tie's margin on lock-in rates, in "
+                           "(0, 1)",
+                       kHint);
   }
 }
 
@@ -110,6 +134,20 @@ void read_test(Claim& c, const json& j, const std::string& w, const std::string&
     throw UsageError(w + ": field 'floor' must be a recall in [0, 1]", kHint);
 }
 
+// "preset": one battery's name, or an array of them.
+void read_presets(Claim& c, const json& j, const std::string& w) {
+  if (!j.contains("preset")) return;
+  const json& p = j.at("preset");
+  if (p.is_string()) {
+    c.presets = {p.get<std::string>()};
+  } else if (p.is_array() && !p.empty() && std::all_of(p.begin(), p.end(), [](const json& x) { return x.is_string(); })) {
+    for (const auto& x : p) c.presets.push_back(x.get<std::string>());
+  } else {
+    throw UsageError(w + ": field 'preset' must be a battery's name or a non-empty array of names", kHint);
+  }
+  for (const auto& name : c.presets) c.preset += (c.preset.empty() ? "" : " and ") + name;
+}
+
 // The sides, the depth option, the effect and the test of a two-arm or one-arm claim. An unknown
 // statistic is named once the fields every claim needs are read (as two-arm, the most fields).
 void read_compared(Claim& c, const json& j, const std::string& w,
@@ -131,6 +169,8 @@ void read_compared(Claim& c, const json& j, const std::string& w,
                      kHint);
   read_effect(c, effect, w, one_arm ? std::nullopt : parse_direction(direction_text));
   read_test(c, j, w, direction_text);
+  if (c.observation && !one_arm && c.direction != Direction::kNone)
+    throw UsageError(w + ": an observation of two arms reports whether they differ: its direction is none", kHint);
 }
 
 // One claim; `w` names it in messages ("FILE: claims[3]", then "FILE: claim 'ID'" once its id is
@@ -139,12 +179,19 @@ void read_claim(Claim& c, const json& j, std::string& w, const std::string& wher
   if (!j.is_object()) throw UsageError(w + ": expected an object");
   check_fields(j, w,
                {"id", "claim", "source", "preset", "a", "b", "over", "statistic", "direction",
-                "effect", "alpha", "sided", "floor", "gate", "needs", "note", "of"});
+                "effect", "alpha", "sided", "floor", "gate", "needs", "note", "of", "setting", "proxy",
+                "observation", "premise"});
   c.id = require_field<std::string>(j, "id", w);
   w = fmt::format("{}: claim '{}'", where, c.id);
   c.quote = require_field<std::string>(j, "claim", w);
   c.source = j.value("source", "");
-  c.preset = j.value("preset", "");
+  read_presets(c, j, w);
+  c.setting = j.value("setting", "");
+  c.proxy = j.value("proxy", "");
+  c.observation = j.value("observation", false);
+  c.premise = j.value("premise", "");
+  if (c.observation && j.value("gate", false))
+    throw UsageError(w + ": an observation is not graded, so it cannot gate", kHint);
   const std::string statistic = require_field<std::string>(j, "statistic", w);
   c.alpha = j.value("alpha", 0.05);
   c.gate = j.value("gate", false);
@@ -156,6 +203,21 @@ void read_claim(Claim& c, const json& j, std::string& w, const std::string& wher
     return read_all_of(c, j, w);
   }
   read_compared(c, j, w, statistic);
+}
+
+// A premise names a graded claim of this file that compares runs and has no premise itself.
+void check_premises(const ClaimSet& set, const std::string& where) {
+  for (const Claim& c : set.claims) {
+    if (c.premise.empty()) continue;
+    const std::string w = where + ": claim '" + c.id + "': field 'premise' names '" + c.premise + "'";
+    const auto p = std::find_if(set.claims.begin(), set.claims.end(), [&](const Claim& x) { return x.id == c.premise; });
+    if (p == set.claims.end()) throw UsageError(w + ", which is not a claim here", kHint);
+    if (p->all_of() || p->observation || !p->premise.empty() || p->id == c.id)
+      throw UsageError(w + ": a premise is a graded claim on runs (not all-of, not an observation) without a "
+                           "premise of its own",
+                       kHint);
+    if (c.all_of()) throw UsageError(w + ": an all-of claim takes its parts' premises, not one of its own", kHint);
+  }
 }
 
 // Every all-of claim names claims of this file, none of them all-of claims themselves.
@@ -171,6 +233,10 @@ void check_all_of_parts(const ClaimSet& set, const std::string& where) {
       if (part->all_of())
         throw UsageError(where + ": claim '" + c.id + "': field 'of' names the all-of claim '" +
                              id + "' (name its parts instead)",
+                         kHint);
+      if (part->observation)
+        throw UsageError(where + ": claim '" + c.id + "': field 'of' names the observation '" + id +
+                             "' (observations are not graded, so no verdict rests on them)",
                          kHint);
     }
 }
@@ -200,6 +266,7 @@ ClaimSet claims_from_json(const json& doc, const std::string& where) {
     set.claims.push_back(std::move(c));
   }
   check_all_of_parts(set, where);
+  check_premises(set, where);
   return set;
 }
 

@@ -41,19 +41,23 @@ const char* direction_label(const Claim& claim) {
                            : judge::direction_name(claim.direction);
 }
 
+// Whether a depth is tested on lock-in counts: a Fisher claim, or a recall tie on lottery-shaped arms.
+bool counts_locks(const Claim& claim, const ClaimComparison& c) {
+  return claim.statistic == Statistic::kFisher || c.on_lock_in;
+}
+
 std::string floor_reason(const Claim& claim, const ClaimComparison& c) {
-  if (claim.statistic == Statistic::kFisher) return "floor: no seed of either arm locks in";
+  if (counts_locks(claim, c)) return "floor: no seed of either arm locks in";
   if (claim.one_arm())
     return fmt::format("floor: no seed learns (best accuracy < {:.2f})", c.floor);
   return fmt::format(
-      "floor: most seeds of both arms never learn ({}/{} and {}/{} stay below recall {:.2f}), so "
-      "their "
-      "recalls compare failures",
+      "floor: most seeds of both arms never learn ({}/{} and {}/{} stay below recall {:.2f}) and none locks in, "
+      "so their recalls compare failures",
       c.failed_a, c.n_a, c.failed_b, c.n_b, c.floor);
 }
 
-std::string ceiling_reason(const Claim& claim) {
-  if (claim.statistic == Statistic::kFisher) return "ceiling: every seed of both arms locks in";
+std::string ceiling_reason(const Claim& claim, const ClaimComparison& c) {
+  if (counts_locks(claim, c)) return "ceiling: every seed of both arms locks in";
   if (claim.one_arm()) return "ceiling: every seed locks in";
   return "ceiling: most seeds of both arms lock in and stop there, so their recalls are stopping "
          "points";
@@ -68,30 +72,51 @@ std::string left_out_list(const ClaimVerdict& v) {
   return out;
 }
 
+// The claimed size beside the observed one: "+0.50", "|Δ| < 0.15", "Δ > −0.15 (not worse)"; a quoted size
+// that early stopping cannot show says which part of it can be.
+std::string claimed_text(const Claim& claim, const ClaimComparison& c) {
+  const double size = c.size;
+  std::string out = claim.direction == Direction::kGreater ? fmt::format("+{:.2f}", size)
+                    : claim.direction == Direction::kLess  ? fmt::format("−{:.2f}", size)
+                    : claim.direction == Direction::kNone  ? fmt::format("|Δ| < {:.2f}", size)
+                                                           : fmt::format("Δ > −{:.2f} (not worse)", size);
+  if (c.size_capped && claim.quoted)
+    out += fmt::format(
+        " (the sentence's {:.3f} → {:.3f}; training stops at recall {:.2f}, so only +{:.2f} of it can be observed)",
+        claim.quoted->second, claim.quoted->first, c.stop_level, size);
+  if (c.on_lock_in)
+    out += " in lock-in rate (the arms are lottery-shaped: seeds lock in or never learn, so the tie is one of "
+           "lock-in rates, not of medians)";
+  return out;
+}
+
 // "observed +0.800 lock-in rate [+0.45, +0.95], claimed +0.50; power 1.00": the observed effect and
 // its interval beside the claimed one (significance alone does not say the size reproduced).
 std::string effect_note(const ClaimVerdict& v) {
   const Claim& claim = *v.claim;
-  const double size = claim.claimed_size();
-  const bool fisher = claim.statistic == Statistic::kFisher;
-  const std::string claimed = claim.direction == Direction::kGreater ? fmt::format("+{:.2f}", size)
-                              : claim.direction == Direction::kLess ? fmt::format("−{:.2f}", size)
-                              : claim.direction == Direction::kNone
-                                  ? fmt::format("|Δ| < {:.2f}", size)
-                                  : fmt::format("Δ > −{:.2f} (not worse)", size);
+  const auto informative = v.informative();
+  const ClaimComparison& first = *informative.front();
+  const bool locks = counts_locks(claim, first);
   std::string observed;
   double level = 0.0;
-  for (const ClaimComparison* c : v.informative()) {
-    observed += fmt::format("{}{:+.3f} [{:+.2f}, {:+.2f}]", observed.empty() ? "" : ", ", c->effect,
-                            c->low, c->high);
+  for (const ClaimComparison* c : informative) {
+    observed += fmt::format("{}{:+.3f} [{:+.2f}, {:+.2f}]{}", observed.empty() ? "" : ", ", c->effect, c->low,
+                            c->high, counts_locks(claim, *c) != locks ? (locks ? " (recall)" : " (lock-in rate)") : "");
     level = c->interval_level;
   }
-  return fmt::format(
-      "observed {} {} ({}{}), claimed {}; power {:.2f}{}", fisher ? "lock-in rate" : "recall",
-      observed, level > 0 ? fmt::format("{:.4g}% ", 100.0 * level) : "",
-      fisher ? "Newcombe interval" : "Hodges–Lehmann shift and interval", claimed,
-      v.power,
-      claim.equivalence() ? " to show it when nothing differs" : " for the claimed effect");
+  const std::string interval = fmt::format("{}{}", level > 0 ? fmt::format("{:.4g}% ", 100.0 * level) : "",
+                                           locks ? "Newcombe interval" : "Hodges–Lehmann shift and interval");
+  if (claim.observation) {
+    std::string ps;
+    for (const ClaimComparison* c : informative)
+      ps += fmt::format("{}{}p {:.3g}", ps.empty() ? "" : ", ", depth_prefix(claim, *c), c->p_expected_adj);
+    return fmt::format("not a claim of the source, so not graded: observed {} {} ({}); two-sided {}{}",
+                       locks ? "lock-in rate" : "recall", observed, interval, ps,
+                       informative.size() > 1 ? " (Holm over depths)" : "");
+  }
+  return fmt::format("observed {} {} ({}), claimed {}; power {:.2f}{}", locks ? "lock-in rate" : "recall", observed,
+                     interval, claimed_text(claim, first), v.power,
+                     claim.equivalence() ? " to show it when nothing differs" : " for the claimed effect");
 }
 
 // "seeds in between (learned, never locked in): 0/10 [0.00, 0.26], claimed share < 0.30".
@@ -104,8 +129,12 @@ std::string one_arm_note(const ClaimVerdict& v) {
   if (claim.statistic == Statistic::kLottery)
     return fmt::format("seeds in between (learned, never locked in): {}, claimed share < {:.2f}",
                        observed, claim.bound);
-  return fmt::format("seeds {} recall {:.2f}: {}, claimed: fewer than half", one_arm_counted(claim),
-                     claim.bound, observed);
+  const ClaimComparison& first = *v.informative().front();
+  const std::string level =
+      claim.above_chance ? fmt::format("{:.3f} (the task's chance {:.3f} + {:.2f})", first.level, first.chance,
+                                       *claim.above_chance)
+                         : fmt::format("{:.2f}", first.level);
+  return fmt::format("seeds {} recall {}: {}, claimed: fewer than half", one_arm_counted(claim), level, observed);
 }
 
 // An undecided claim's seeds: "; 12 seeds per arm would reach 80%".
@@ -147,9 +176,9 @@ std::string left_out_reason(const Claim& claim, const ClaimComparison& c) {
     case DepthReason::kFloor:
       return floor_reason(claim, c);
     case DepthReason::kCeiling:
-      return ceiling_reason(claim);
+      return ceiling_reason(claim, c);
     case DepthReason::kComparatorFails:
-      return claim.statistic == Statistic::kFisher
+      return counts_locks(claim, c)
                  ? fmt::format("the comparator fails the task: no seed of b locks in (0/{}), so a tie with it or "
                                "\"not worse\" than it says nothing",
                                c.n_b)
@@ -169,11 +198,17 @@ std::string claim_note(const ClaimVerdict& v) {
       return left_out_list(v);
     case ClaimReason::kParts:
       return parts_note(v);
+    case ClaimReason::kPremiseUnmet:
+      return fmt::format("the premise is not met: {} is {}, so this claim's test says nothing about the cells it "
+                         "is about",
+                         v.premise->id, judge::claim_outcome_name(v.premise->verdict));
     case ClaimReason::kTested:
     case ClaimReason::kUnderpowered:
+    case ClaimReason::kObservation:
       break;
   }
   std::string note = v.claim->one_arm() ? one_arm_note(v) : effect_note(v);
+  if (v.claim->one_arm() && v.claim->observation) note = "not a claim of the source, so not graded: " + note;
   if (v.reason == ClaimReason::kUnderpowered) note += seeds_note(v);
   const std::string left_out = left_out_list(v);
   if (!left_out.empty()) note += "; left out: " + left_out;
@@ -209,11 +244,14 @@ std::string depth_counts(const Claim& claim, const ClaimComparison& c) {
         "{}{}{}/{} ({})", depth, counted, c.k_a, c.n_a,
         c.informative() ? fmt::format("p {:.3g}", c.p_expected_adj) : std::string("not tested"));
   }
-  const std::string sides = claim.statistic == Statistic::kFisher
-                                ? fmt::format("{}/{} vs {}/{}", c.k_a, c.n_a, c.k_b, c.n_b)
-                                : fmt::format("recall {:.3f} vs {:.3f}", c.recall_a, c.recall_b);
+  const std::string sides =
+      claim.statistic == Statistic::kFisher ? fmt::format("{}/{} vs {}/{}", c.k_a, c.n_a, c.k_b, c.n_b)
+      : c.on_lock_in ? fmt::format("locked in {}/{} vs {}/{}, recall {:.3f} vs {:.3f}", c.k_a, c.n_a, c.k_b, c.n_b,
+                                   c.recall_a, c.recall_b)
+                     : fmt::format("recall {:.3f} vs {:.3f}", c.recall_a, c.recall_b);
   const std::string test =
       !c.informative()      ? "not tested"
+      : claim.observation   ? fmt::format("two-sided p {:.3g}", c.p_expected_adj)
       : claim.equivalence() ? fmt::format("Δ {:+.3f} [{:+.2f}, {:+.2f}]", c.effect, c.low, c.high)
                             : fmt::format("p {:.3g}", c.p_expected_adj);
   return fmt::format("{}{} ({})", depth, sides, test);
@@ -231,6 +269,27 @@ std::string sides_text(const Claim& c) {
   return c.a.describe() + " vs " + c.b.describe();
 }
 
+// The setting the runs are in: the claim's words, else its sides.
+std::string setting_text(const Claim& c) { return c.setting.empty() ? sides_text(c) : c.setting; }
+
+// The commands that remake the runs a claim reads, one per battery (then `verify`, docs/claims.md).
+std::vector<std::string> remake_commands(const Claim& c) {
+  std::vector<std::string> out;
+  for (const auto& p : c.presets) out.push_back("recallbench run --battery " + p);
+  return out;
+}
+
+// The setting cell of the tables: the setting, "proxy: …" where it is not the sentence's, the commands.
+Inline setting_cell(const Claim& c) {
+  Inline out(setting_text(c));
+  if (!c.proxy.empty()) out.raw("<br>", "<br>").strong("proxy").text(": " + c.proxy);
+  const auto commands = remake_commands(c);
+  if (c.all_of()) out.raw("<br>", "<br>").text("remade with its parts");
+  for (size_t i = 0; i < commands.size(); ++i)
+    out.raw("<br>", "<br>").text(i == 0 ? "remake: " : "and ").code(commands[i]);
+  return out;
+}
+
 json sensitivity_json(const ClaimComparison& c) {
   json out = json::array();
   for (const auto& at : c.sensitivity)
@@ -245,6 +304,10 @@ json comparison_json(const Claim& claim, const ClaimComparison& c) {
           {"p_expected", c.p_expected}, {"p_opposite", c.p_opposite},
           {"p_expected_holm", c.p_expected_adj}, {"p_opposite_holm", c.p_opposite_adj},
           {"power", c.power}, {"effect", c.effect}, {"low", c.low}, {"high", c.high}, {"interval_level", c.interval_level},
+          {"on_lock_in", c.on_lock_in}, {"size", claim.one_arm() ? json(nullptr) : json(c.size)},
+          {"size_capped", c.size_capped},
+          {"level", claim.one_arm() && claim.statistic != Statistic::kLottery ? json(c.level) : json(nullptr)},
+          {"chance", c.chance >= 0 ? json(c.chance) : json(nullptr)},
           {"uninformative", left_out.empty() ? json(nullptr) : json(left_out)},
           {"sensitivity", sensitivity_json(c)}};
 }
@@ -259,6 +322,13 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
     const std::string sensitivity = sensitivity_note(v);
     arr.push_back({{"id", v.claim->id},
                    {"claim", v.claim->quote},
+                   {"setting", setting_text(*v.claim)},
+                   {"proxy", v.claim->proxy.empty() ? json(nullptr) : json(v.claim->proxy)},
+                   {"graded", v.claim->graded()},
+                   {"remake", remake_commands(*v.claim)},
+                   {"premise", v.premise ? json{{"id", v.premise->id},
+                                                {"verdict", judge::claim_outcome_name(v.premise->verdict)}}
+                                         : json(nullptr)},
                    {"verdict", judge::claim_outcome_name(v.verdict)},
                    {"statistic", judge::statistic_name(v.claim->statistic)},
                    {"direction", direction_label(*v.claim)},
@@ -292,45 +362,53 @@ std::string verdicts_text(const std::vector<ClaimVerdict>& verdicts) {
 
 namespace {
 
-// The verdict table of the HTML page: the claim's id (a badge when it gates), the counts, the note
-// and the threshold sensitivity, the sentence over the two sides.
-Table verdicts_page_table(const std::vector<ClaimVerdict>& verdicts) {
-  Table t{{{"claim"}, {"verdict"}, {"a vs b (Holm p; for ties, Δ and interval)"},
+// Graded claims, or observations (reported apart, not graded).
+std::vector<const ClaimVerdict*> graded_or_not(const std::vector<ClaimVerdict>& verdicts, bool graded) {
+  std::vector<const ClaimVerdict*> out;
+  for (const auto& v : verdicts)
+    if (v.claim->graded() == graded) out.push_back(&v);
+  return out;
+}
+
+// The verdict table of the HTML page: the claim's id (a badge when it gates), the setting run (proxy, the
+// commands), the counts, the note and the threshold sensitivity, the sentence over the two sides.
+Table verdicts_page_table(const std::vector<const ClaimVerdict*>& verdicts) {
+  Table t{{{"claim"}, {"verdict"}, {"setting run"}, {"a vs b (Holm p; for ties, Δ and interval)"},
            {"effect and power"}, {"sentence"}}};
   t.cls = "changes";
   t.labelled = true;
-  for (const auto& [column, label] : {std::pair{2, "a vs b"}, {3, "power"}})
+  for (const auto& [column, label] : {std::pair{3, "a vs b"}, {4, "power"}})
     t.columns[static_cast<size_t>(column)].data_label = label;
-  for (const auto& v : verdicts) {
-    Inline claim = Inline().code(v.claim->id);
-    if (v.claim->gate) claim.text(" ").badge(Tone::kPlain, "gate");
-    Inline power(claim_note(v));
-    const std::string sensitivity = sensitivity_note(v);
+  for (const ClaimVerdict* v : verdicts) {
+    Inline claim = Inline().code(v->claim->id);
+    if (v->claim->gate) claim.text(" ").badge(Tone::kPlain, "gate");
+    Inline power(claim_note(*v));
+    const std::string sensitivity = sensitivity_note(*v);
     if (!sensitivity.empty())
       power.raw("<br><span class=\"key\">" + html_escape(sensitivity) + "</span>");
     Cell sentence(
-        Inline(v.claim->quote)
-            .raw("<br><span class=\"key\">" + html_escape(sides_text(*v.claim)) + "</span>"));
+        Inline(v->claim->quote)
+            .raw("<br><span class=\"key\">" + html_escape(sides_text(*v->claim)) + "</span>"));
     sentence.cls = "why";
-    t.rows.push_back({{claim, Inline().strong(judge::claim_outcome_name(v.verdict)),
-                       counts_text(v, "; "), power, sentence},
-                      tone_class(tone_of(v.verdict))});
+    t.rows.push_back({{claim, Inline().strong(judge::claim_outcome_name(v->verdict)), setting_cell(*v->claim),
+                       counts_text(*v, "; "), power, sentence},
+                      tone_class(tone_of(v->verdict))});
   }
   return t;
 }
 
 // The verdict table of the Markdown summary: the same with the effect's seeds needed, lines broken
 // by <br>.
-Table verdicts_summary_table(const std::vector<ClaimVerdict>& verdicts) {
-  Table t{{{"claim"}, {"verdict"}, {"a vs b (Holm p; for ties, Δ and interval)"},
+Table verdicts_summary_table(const std::vector<const ClaimVerdict*>& verdicts) {
+  Table t{{{"claim"}, {"verdict"}, {"setting run"}, {"a vs b (Holm p; for ties, Δ and interval)"},
            {"effect, power, seeds needed"}, {"tested sentence"}}};
   t.rule = " --- ";
-  for (const auto& v : verdicts) {
-    const std::string sensitivity = sensitivity_note(v);
-    t.rows.push_back(
-        {{Inline().code(v.claim->id).text(v.claim->gate ? " (gate)" : ""),
-          Inline().strong(judge::claim_outcome_name(v.verdict)), counts_text(v, "<br>"),
-          claim_note(v) + (sensitivity.empty() ? "" : "<br>" + sensitivity), v.claim->quote}});
+  for (const ClaimVerdict* v : verdicts) {
+    const std::string sensitivity = sensitivity_note(*v);
+    t.rows.push_back({{Inline().code(v->claim->id).text(v->claim->gate ? " (gate)" : ""),
+                       Inline().strong(judge::claim_outcome_name(v->verdict)), setting_cell(*v->claim),
+                       counts_text(*v, "<br>"), claim_note(*v) + (sensitivity.empty() ? "" : "<br>" + sensitivity),
+                       v->claim->quote}});
   }
   return t;
 }
@@ -340,8 +418,15 @@ Table verdicts_summary_table(const std::vector<ClaimVerdict>& verdicts) {
 Group verdicts_section(const std::vector<ClaimVerdict>& verdicts) {
   Group g{Group::Kind::kSection, "claims"};
   g.add(Heading{2, "Claims"}, Show::kHtmlOnly);
-  g.add(verdicts_page_table(verdicts), Show::kHtmlOnly);
-  g.add(verdicts_summary_table(verdicts), Show::kMarkdownOnly);
+  const auto graded = graded_or_not(verdicts, true), observed = graded_or_not(verdicts, false);
+  g.add(verdicts_page_table(graded), Show::kHtmlOnly);
+  g.add(verdicts_summary_table(graded), Show::kMarkdownOnly);
+  if (!observed.empty()) {
+    // Observations apart: tested and shown, but the source does not claim them, so they get no verdict.
+    g.add(Heading{3, "Observations (not claims of the source; not graded)"});
+    g.add(verdicts_page_table(observed), Show::kHtmlOnly);
+    g.add(verdicts_summary_table(observed), Show::kMarkdownOnly);
+  }
   return g;
 }
 

@@ -43,9 +43,11 @@ Tone tone_of(ClaimOutcome outcome) {
     case ClaimOutcome::kReproduced: return Tone::kGood;
     case ClaimOutcome::kContradicted: return Tone::kBad;
     case ClaimOutcome::kUndecided:
+    case ClaimOutcome::kReproducedOnProxy:
     case ClaimOutcome::kDirectionOnly: return Tone::kOpen;
     case ClaimOutcome::kNotRun:
     case ClaimOutcome::kNotInformative:
+    case ClaimOutcome::kObserved:
     case ClaimOutcome::kSizeNotReproduced: return Tone::kPlain;
   }
   return Tone::kPlain;

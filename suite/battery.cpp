@@ -229,12 +229,16 @@ void read_model(const json& j, const std::string& where, Battery& b) {
   if (j.contains("model")) {
     const json& m = j["model"];
     if (!m.is_object()) fail(where, "model", "an object {\"d_model\", \"layers\", \"mlp\"}", m);
-    check_fields(m, where, "model.", {"d_model", "layers", "mlp"});
+    check_fields(m, where, "model.", {"d_model", "layers", "mlp", "bidirectional"});
     for (const char* name : {"d_model", "layers"})
       if (m.contains(name)) read_number(m[name], number_row(model_numbers(), name), b.model, where, std::string("model.") + name);
     if (m.contains("mlp")) {
       if (!m["mlp"].is_boolean()) fail(where, "model.mlp", "true or false", m["mlp"]);
       b.model.mlp = m["mlp"].get<bool>();
+    }
+    if (m.contains("bidirectional")) {  // the model may read the whole sequence: denoiser cells run here only
+      if (!m["bidirectional"].is_boolean()) fail(where, "model.bidirectional", "true or false", m["bidirectional"]);
+      b.model.bidirectional = m["bidirectional"].get<bool>();
     }
   }
   if (j.contains("state_budget"))
@@ -415,6 +419,7 @@ json Battery::to_json() const {
   if (!cell_options.empty()) j["cell_options"] = cell_options;
   if (!reference.empty()) j["reference"] = reference;
   j["model"] = {{"d_model", model.d_model}, {"layers", model.layers}, {"mlp", model.mlp}};
+  if (model.bidirectional) j["model"]["bidirectional"] = true;
   j["state_budget"] = model.state_budget;
   j["threshold"] = threshold;
   j["seeds"] = seeds;

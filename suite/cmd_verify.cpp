@@ -13,6 +13,7 @@
 #include "reports/document.h"
 #include "reports/report.h"
 #include "suite/cli.h"
+#include "suite/task_chance.h"
 
 namespace rb {
 namespace {
@@ -27,7 +28,7 @@ int run_verify(const VerifyOptions& o) {
   const judge::ClaimSet set = judge::read_claims(o.claims);
   std::vector<rb::RunSet> results;
   for (const auto& dir : o.results) results.push_back(reports::load_results(dir));
-  const auto verdicts = judge::verify_claims(set, results);
+  const auto verdicts = judge::verify_claims(set, results, task_chance_of);
   const reports::Document doc = reports::verdicts_document(set, verdicts);  // built once: JSON and pages agree
   reports::write_outputs(doc, {o.json, o.html, o.md});
   fmt::print("{}", reports::verdicts_text(verdicts));

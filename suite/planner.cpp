@@ -97,7 +97,12 @@ std::vector<std::string> battery_cells(const Battery& battery, const std::string
   if (!battery.reference.empty() && !is_registered(battery.reference))
     throw UsageError(where + ": field 'reference': cell '" + battery.reference + "' is not registered in this build",
                      "registered cells: " + registered_list);
-  return battery.all_cells ? registered : battery.cells;
+  if (!battery.all_cells) return battery.cells;
+  // "all": the cells this battery's model can run (a causal model: not the bidirectional denoisers).
+  std::vector<std::string> runnable;
+  for (const auto& n : registered)
+    if (battery.model.bidirectional || !reads_whole_sequence(cell_knobs(n))) runnable.push_back(n);
+  return runnable;
 }
 
 // The size of the plan before it is built: a battery of a billion runs is bad input, not an allocation

@@ -14,6 +14,7 @@
 #include "reports/document.h"
 #include "reports/report.h"
 #include "reports/speed_gate.h"
+#include "suite/task_chance.h"
 
 namespace rb {
 namespace {
@@ -47,7 +48,7 @@ void print_contrasts(const std::vector<judge::ContrastResult>& contrasts) {
 void add_claims(const std::string& claims_path, const RunSet& runs, reports::ReportInput& in) {
   if (claims_path.empty()) return;
   const reports::ClaimSet claims = judge::read_claims(claims_path);
-  const auto verdicts = judge::verify_claims(claims, {runs});
+  const auto verdicts = judge::verify_claims(claims, {runs}, task_chance_of);
   in.claims = reports::verdicts_json(claims, verdicts);
   in.claims_section = reports::verdicts_section(verdicts);
 }

@@ -142,6 +142,7 @@ json RunSpec::to_json() const {
   numbers_to_json(model, model_numbers(), j["model"]);
   numbers_to_json(train, train_numbers(), j["train"]);
   if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
+  if (model.bidirectional) j["model"]["bidirectional"] = true;                         // likewise
   if (!cell.path.empty()) j["cell"]["path"] = cell.path;  // additive, and not in the key (config_key)
   if (!cell.info.empty()) j["cell"]["info"] = cell.info;  // likewise
   return j;
@@ -171,6 +172,7 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
   const json m = require_field<json>(j, "model", where);
   numbers_from_json(m, where + ".model", model_numbers(), s.model);
   s.model.mlp = require_field<bool>(m, "mlp", where + ".model");
+  if (m.contains("bidirectional")) s.model.bidirectional = require_field<bool>(m, "bidirectional", where + ".model");
   const json t = require_field<json>(j, "train", where);
   const std::string tw = where + ".train";
   numbers_from_json(t, tw, train_numbers(), s.train);

@@ -56,6 +56,9 @@ struct ModelSpec {
   int64_t layers = 2;         // number of blocks
   int64_t state_budget = 0;   // recurrent state per layer, in numbers; 0 = the cell's own default sizing
   bool mlp = true;            // MLP after each cell (false: identity state mixer, as in Zoology's MQAR configs)
+  // The model may read the whole sequence (a denoiser): bidirectional cells run only here, and the causality
+  // check is not made. Recorded only when true, so the keys of causal runs are unchanged.
+  bool bidirectional = false;
 };
 
 // The training recipe.

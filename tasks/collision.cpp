@@ -52,6 +52,7 @@ class Collision final : public Task {
   int64_t vocab_size() const override { return vocab_; }
   int64_t length() const override { return length_; }
   double capacity_bits() const override { return pairs_ * std::log2(static_cast<double>(vocab_ - vocab_ / 2)); }
+  std::optional<double> chance() const override { return 1.0 / static_cast<double>(vocab_ - vocab_ / 2); }
 
   Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty) const override {
     int64_t length = length_;

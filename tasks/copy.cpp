@@ -59,6 +59,7 @@ class Copy final : public Task {
   int64_t length() const override { return length_; }
   int64_t max_distance() const override { return max_n_ + 1; }
   double capacity_bits() const override { return max_n_ * std::log2(static_cast<double>(vocab_ - kFirstSymbol)); }
+  std::optional<double> chance() const override { return 1.0 / static_cast<double>(vocab_ - kFirstSymbol); }
 
   Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty) const override {
     int64_t length = length_, hi = max_n_;

@@ -71,6 +71,7 @@ class Haystack final : public Task {
   int64_t length() const override { return length_; }
   int64_t max_distance() const override { return max_distance_ ? max_distance_ : length_ - pairs_ - prefix(); }
   double capacity_bits() const override { return pairs_ * std::log2(static_cast<double>(vocab_ - vocab_ / 2)); }
+  std::optional<double> chance() const override { return 1.0 / static_cast<double>(vocab_ - vocab_ / 2); }
 
   Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty) const override {
     int64_t length = length_;

@@ -60,6 +60,7 @@ class S5 final : public Task {
 
   const nlohmann::json& options() const override { return reader_.resolved(); }
   int64_t vocab_size() const override { return static_cast<int64_t>(perms_.size()); }
+  std::optional<double> chance() const override { return 1.0 / static_cast<double>(perms_.size()); }
   int64_t length() const override { return length_; }
   std::string breakdown_name() const override { return "depth"; }
   int64_t breakdown_group(int64_t t) const override { return t + 1; }

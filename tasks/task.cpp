@@ -66,4 +66,13 @@ std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& o
   return entry.make(options);
 }
 
+std::optional<double> task_chance(const std::string& name, const nlohmann::json& options) {
+  if (!TaskRegistry::instance().find(name)) return std::nullopt;
+  try {
+    return make_task(name, options)->chance();
+  } catch (const std::exception&) {
+    return std::nullopt;  // options the task refuses: no level to test against
+  }
+}
+
 }  // namespace rb

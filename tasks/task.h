@@ -60,6 +60,10 @@ class Task {
   virtual Batch generate(int64_t n, uint64_t seed, const Difficulty& difficulty = {}) const = 0;
   // Information the model must retain, in bits (K·log2 V for K pairs over V values); 0 if not meaningful.
   virtual double capacity_bits() const { return 0.0; }
+  // The task's chance level: the held-out accuracy of a uniform guess over the labels a query can take
+  // (1/values for recall tasks, 1/n! for S_n); nullopt where none is defined. Claims that a cell "falls to
+  // chance" are tested against it (judge/claims.h).
+  virtual std::optional<double> chance() const { return std::nullopt; }
   // The largest value Difficulty::max_distance can usefully take: at this cap the task is the task as
   // configured. Curricula ramp the cap up to it. Defaults to the sequence length.
   virtual int64_t max_distance() const { return length(); }
@@ -124,5 +128,8 @@ void check_task_sizes(const nlohmann::json& options, const std::string& where);
 
 // Builds a task by name; unknown names or options, and sizes outside kTaskSizeBounds, are UsageErrors.
 std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& options);
+// The chance level of the task `name` with `options` (Task::chance); nullopt for an unknown task, options it
+// refuses, or a task without one.
+std::optional<double> task_chance(const std::string& name, const nlohmann::json& options);
 
 }  // namespace rb

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/knobs.h"
 #include "suite/train/train_api.h"
 
 namespace rb {
@@ -26,6 +27,13 @@ void warn_once(const std::string& name, const Task& task) {
 }
 
 }  // namespace
+
+void require_direction(const RunSpec& spec, const nlohmann::json& knobs) {
+  if (reads_whole_sequence(knobs) && !spec.model.bidirectional)
+    throw UsageError("cell " + spec.cell.name + " reads the whole sequence (a bidirectional denoiser), and this model "
+                         "is causal: a causal battery cannot run it",
+                     "only a battery whose model sets \"bidirectional\": true runs it (e.g. the preset claims-denoiser)");
+}
 
 void set_costing_only(bool on) { g_costing_only = on; }
 bool costing_only() { return g_costing_only; }

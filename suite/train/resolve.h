@@ -27,6 +27,10 @@ std::unique_ptr<Task> task_at_length(const RunSpec& spec, int64_t length);
 
 CurriculumContext curriculum_context(const RunSpec& spec, const Task& task);
 
+// Refuses a cell whose knobs declare that it reads the whole sequence (core/knobs.h) in a model that may not
+// (every causal battery): a UsageError naming the cell and model.bidirectional.
+void require_direction(const RunSpec& spec, const nlohmann::json& knobs);
+
 // Whether set_costing_only(true) is in force (train_api.h).
 bool costing_only();
 

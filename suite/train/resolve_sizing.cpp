@@ -37,6 +37,7 @@ RunSpec resolve_spec(RunSpec spec) {
   sizing_of(spec.cell.name);  // before any check or warning: a command handed over must not say anything twice
   std::unique_ptr<Task> task;
   spec = resolve_task_and_recipe(std::move(spec), task);
+  require_direction(spec, sizing_of(spec.cell.name).knobs);
   spec.cell.options = shape_of(spec, task->length()).options;
   parse_kernel_impl(spec.train.impl);  // as the cell's module checks it, after its options
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in

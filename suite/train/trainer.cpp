@@ -205,13 +205,14 @@ RunSpec resolve_spec(RunSpec spec) {
   std::unique_ptr<Task> task;
   spec = resolve_task_and_recipe(std::move(spec), task);
   const auto& t = spec.train;
+  require_direction(spec, cell_knobs(spec.cell.name));
   const auto cell = cell_of(spec, task->length());
   spec.cell.options = cell->resolved_options();
   check_plausible(spec, "run " + spec.cell.name + " on " + spec.task.name);  // with the task's defaults filled in
   // Causality at every split point of every length the run will see, before any compute is spent.
   std::set<int64_t> lengths{task->length()};
   for (int64_t length : t.eval_lengths) lengths.insert(length);
-  if (!costing_only())
+  if (!costing_only() && !spec.model.bidirectional)  // a denoiser's model reads the whole sequence by design
     for (int64_t length : lengths) require_causal(*cell, spec, length);
   return spec;
 }

@@ -105,6 +105,36 @@ TEST(Battery, PresetsPlanOrNameTheMissingCell) {
   EXPECT_EQ(first.contrasts[0].knob, "conv");
 }
 
+// The bidirectional denoiser (issue 45) reads the whole sequence: every causal battery refuses it, by name or
+// in "all", and only a battery whose model sets bidirectional runs it.
+TEST(Battery, ACausalBatteryRefusesTheDenoiser) {
+  json j = tiny();
+  j["cells"] = {"bidir-rank1+decay+conv"};
+  j.erase("reference");
+  j.erase("contrasts");
+  const std::string refused = error_of(j);
+  EXPECT_NE(refused.find("reads the whole sequence"), std::string::npos) << refused;
+  j["model"]["bidirectional"] = true;
+  EXPECT_EQ(error_of(j), "");
+  const Plan bidirectional = make_plan(Battery::from_json(j, "t"));
+  EXPECT_EQ(bidirectional.runs.front().to_json()["model"]["bidirectional"], true);
+  j["model"]["bidirectional"] = "yes";
+  EXPECT_NE(error_of(j).find("model.bidirectional"), std::string::npos);
+  json all = tiny();
+  all["cells"] = "all";
+  all.erase("reference");
+  all.erase("contrasts");
+  const auto cells_of = [](const Plan& p) {
+    std::set<std::string> out;
+    for (const auto& r : p.runs) out.insert(r.cell.name);
+    return out;
+  };
+  EXPECT_EQ(cells_of(make_plan(Battery::from_json(all, "t"))).count("bidir-rank1+decay+conv"), 0u);
+  EXPECT_EQ(cells_of(make_plan(Battery::from_json(all, "t"))).count("rank1+decay+conv"), 1u);
+  // A causal run's key does not change: "bidirectional" is recorded only when true.
+  EXPECT_FALSE(make_plan(Battery::from_json(tiny(), "t")).runs.front().to_json()["model"].contains("bidirectional"));
+}
+
 json tuned() {
   json j = tiny();
   j["tuning"] = {{"lr", {1e-2, 1e-3, 3e-3}}, {"seeds", "100-101"}};
