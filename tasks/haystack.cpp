@@ -21,8 +21,15 @@
 // Curriculum difficulty: max_distance D caps every d_j at D (raised as needed so K pairs fit);
 // length L' < L generates shorter sequences with the same layout.
 //
+// Supervision (option `supervision`, for the preprint's "dense supervision adds nothing"): sparse labels the K
+// queries only (the default; distractors never repeat this sequence's keys, so the queries are the only
+// positions whose next-token target is determined). dense lets distractors repeat a key once its pair has been
+// read (never before: the pair stays the key's only earlier "k v") and labels every such repeat with the key's
+// value, as MQAR's dense supervision labels every repeat of a context key: more supervised positions per
+// sequence, the same task. Sparse sequences are bit-identical to those before the option existed.
+//
 // Options: pairs K (4), length L (256), vocab V (256), min_distance (2), max_distance (0 = no cap),
-// query_first (false).
+// query_first (false), supervision sparse|dense (sparse; recorded only when dense, so keys are unchanged).
 #include <algorithm>
 #include <cmath>
 
@@ -36,7 +43,7 @@ namespace {
 
 nlohmann::json haystack_defaults() {
   return {{"pairs", 4},        {"length", 256},       {"vocab", 256},
-          {"min_distance", 2}, {"max_distance", 0},   {"query_first", false}};
+          {"min_distance", 2}, {"max_distance", 0},   {"query_first", false}, {"supervision", "sparse"}};
 }
 
 class Haystack final : public Task {
@@ -48,7 +55,10 @@ class Haystack final : public Task {
     min_distance_ = reader_.integer("min_distance");
     max_distance_ = reader_.integer("max_distance");
     query_first_ = reader_.flag("query_first");
+    dense_ = reader_.text("supervision") == "dense";
     const std::string w = "task haystack: ";
+    RB_CHECK_INPUT(reader_.text("supervision") == "sparse" || dense_,
+                   w + "option 'supervision' must be sparse or dense, got " + reader_.text("supervision"));
     RB_CHECK_INPUT(pairs_ >= 1, w + "pairs must be ≥ 1, got " + std::to_string(pairs_));
     RB_CHECK_INPUT(vocab_ / 2 - 1 >= pairs_ && vocab_ - vocab_ / 2 >= pairs_ && vocab_ - 1 > pairs_,
                    w + "vocab " + std::to_string(vocab_) + " too small for " + std::to_string(pairs_) +
@@ -64,9 +74,11 @@ class Haystack final : public Task {
                    w + "length " + std::to_string(length_) + " too short for " + std::to_string(pairs_) +
                        " pairs at distance ≥ " + std::to_string(min_distance_) + " (need length ≥ " +
                        std::to_string(pairs_ + prefix() + floor_distance(min_distance_)) + ")");
+    options_ = reader_.resolved();
+    if (!dense_) options_.erase("supervision");
   }
 
-  const nlohmann::json& options() const override { return reader_.resolved(); }
+  const nlohmann::json& options() const override { return options_; }
   int64_t vocab_size() const override { return vocab_; }
   int64_t length() const override { return length_; }
   int64_t max_distance() const override { return max_distance_ ? max_distance_ : length_ - pairs_ - prefix(); }
@@ -95,16 +107,26 @@ class Haystack final : public Task {
       std::vector<int64_t> order(static_cast<size_t>(pairs_));
       std::iota(order.begin(), order.end(), 0);
       shuffle_in_place(rng, order);
+      // A key a distractor may repeat at t: never (sparse), or once its pair ended before t (dense).
+      const auto allowed = [&](int64_t tok, int64_t t) {
+        for (int64_t j = 0; j < pairs_; ++j)
+          if (tok == keys[j]) return dense_ && starts[j] + 1 < t;
+        return true;
+      };
       for (int64_t t = prefix(); t < query_start; ++t) {
         int64_t tok;
         do tok = 1 + rng.below(vocab_ - 1);
-        while (std::find(keys.begin(), keys.end(), tok) != keys.end());
+        while (!allowed(tok, t));
         in[t] = tok;
       }
       for (int64_t j = 0; j < pairs_; ++j) {
         in[starts[j]] = keys[j];
         in[starts[j] + 1] = values[j];
       }
+      if (dense_)  // every repeat of a key after its pair: the key's value
+        for (int64_t t = prefix(); t < query_start; ++t)
+          for (int64_t j = 0; j < pairs_; ++j)
+            if (in[t] == keys[j] && t > starts[j] + 1) lab[t] = values[j];
       for (int64_t q = 0; q < pairs_; ++q) {
         const int64_t j = order[q];
         in[query_start + q] = keys[j];
@@ -141,8 +163,9 @@ class Haystack final : public Task {
   int64_t floor_distance(int64_t min_distance) const { return min_distance + 2 * pairs_ - 2; }
 
   OptionReader reader_;
+  nlohmann::json options_;
   int64_t pairs_, length_, vocab_, min_distance_, max_distance_;
-  bool query_first_;
+  bool query_first_, dense_;
 };
 
 }  // namespace

@@ -107,6 +107,50 @@ TEST(Haystack, DeterministicPerSeed) {
   EXPECT_NE(task->generate(8, 1).inputs, task->generate(8, 2).inputs);
 }
 
+// Dense supervision (issue 45): distractors may repeat a key only after its pair, and every such repeat is
+// labelled with the key's value; the queries are as in sparse, and sparse sequences are what they always were.
+TEST(Haystack, DenseSupervisionLabelsEveryRepeatAfterThePair) {
+  const nlohmann::json base = {{"length", 64}, {"pairs", 4}, {"vocab", 16}};
+  nlohmann::json dense = base;
+  dense["supervision"] = "dense";
+  auto sparse_task = make_task("haystack", base), dense_task = make_task("haystack", dense);
+  EXPECT_FALSE(sparse_task->options().contains("supervision")) << "sparse is not recorded: keys are unchanged";
+  EXPECT_EQ(dense_task->options()["supervision"], "dense");
+  const Batch b = dense_task->generate(64, 5);
+  const int64_t L = b.length, K = 4, qs = L - K;
+  int64_t repeats = 0;
+  for (int64_t row = 0; row < b.n; ++row) {
+    std::map<int64_t, int64_t> pair_at, value_of;  // key → the position of its pair, and its value
+    for (int64_t t = qs; t < L; ++t) value_of[b.at(row, t)] = b.label(row, t);
+    for (int64_t t = 0; t + 1 < qs; ++t)
+      if (value_of.count(b.at(row, t)) && b.at(row, t + 1) == value_of[b.at(row, t)] && !pair_at.count(b.at(row, t)))
+        pair_at[b.at(row, t)] = t;
+    ASSERT_EQ(pair_at.size(), 4u) << "row " << row;
+    for (int64_t t = 0; t < qs; ++t) {
+      const int64_t tok = b.at(row, t);
+      if (!value_of.count(tok)) {
+        EXPECT_EQ(b.label(row, t), kIgnore);
+        continue;
+      }
+      if (t == pair_at[tok]) {
+        EXPECT_EQ(b.label(row, t), kIgnore) << "the pair itself is not determined";
+      } else {
+        EXPECT_GT(t, pair_at[tok] + 1) << "a key repeats only after its pair";
+        EXPECT_EQ(b.label(row, t), value_of[tok]) << "a repeat after the pair is labelled with the value";
+        ++repeats;
+      }
+    }
+    for (int64_t t = qs; t < L; ++t) EXPECT_EQ(b.label(row, t), value_of[b.at(row, t)]);
+  }
+  EXPECT_GT(repeats, 64) << "dense adds supervised positions (about one in 15 distractors is a read key here)";
+  // Sparse is bit-identical to the generator before the option existed: the held-out set's fingerprint is the
+  // one stored runs recorded (ci/leaderboard/leaderboard.json, haystack length 64, 4 pairs, vocab 64).
+  DataFingerprint fp;
+  fp.add(held_out_set(*make_task("haystack", {{"length", 64}, {"pairs", 4}, {"vocab", 64}}), 256));
+  EXPECT_EQ(fp.hex(), "4220c85eab96");
+  EXPECT_THROW(make_task("haystack", {{"supervision", "every"}}), UsageError);
+}
+
 TEST(Haystack, BadConfigsAreUsageErrors) {
   EXPECT_THROW(make_task("haystack", {{"length", 8}}), UsageError);
   EXPECT_THROW(make_task("haystack", {{"min_distance", 1}}), UsageError);
