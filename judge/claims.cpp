@@ -130,11 +130,16 @@ namespace {
 
 using ConfigPair = std::pair<const Config*, const Config*>;
 
-// The configs of each side, paired by depth (the value of `over`; one pair when there is no
-// `over`), in increasing depth. A side that matches two configs at one depth is a UsageError.
-std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const Config*>& configs) {
+// The configs of each side, paired by depth (the value of `over`; one pair when there is no `over`), in
+// increasing depth. `set_of` gives each config's results set (its position in verify's list). A key held by
+// several sets (the same config recorded twice) is read from one recording where the runs allow it: the latest
+// set that holds both arms, else the latest holding each. A side that matches two configs (two keys) at one depth
+// is a UsageError.
+std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const Config*>& configs,
+                                    const std::map<const Config*, size_t>& set_of) {
   const std::string w = "claim '" + claim.id + "'";
-  std::map<std::string, ConfigPair> by_depth;
+  // Per depth and side: the configs that match, every recording of one key.
+  std::map<std::string, std::pair<std::vector<const Config*>, std::vector<const Config*>>> by_depth;
   for (const Config* c : configs) {
     for (int side = 0; side < 2; ++side) {
       const ClaimSide& s = side == 0 ? claim.a : claim.b;
@@ -145,20 +150,29 @@ std::vector<ConfigPair> match_sides(const Claim& claim, const std::vector<const 
         depth = c->task_options.at(claim.over);
       }
       auto& slot = by_depth[depth.dump()];
-      const Config*& target = side == 0 ? slot.first : slot.second;
-      if (target && target->key != c->key)
+      auto& found = side == 0 ? slot.first : slot.second;
+      if (!found.empty() && found.front()->key != c->key)
         throw UsageError(
             fmt::format("{}: side {} ({}) matches two configs{}: {} and {}", w,
                         side == 0 ? "a" : "b", s.describe(),
                         claim.over.empty() ? "" : " at " + claim.over + " " + depth.dump(),
-                        target->key, c->key),
+                        found.front()->key, c->key),
             "narrow the side with task_options, model or train fields");
-      target = c;
+      found.push_back(c);
     }
   }
   std::vector<ConfigPair> pairs;
-  for (const auto& [depth, slot] : by_depth)
-    if (slot.first && (claim.one_arm() || slot.second)) pairs.push_back(slot);
+  for (const auto& [depth, slot] : by_depth) {
+    const auto& [as, bs] = slot;
+    if (as.empty() || (!claim.one_arm() && bs.empty())) continue;
+    ConfigPair pair{as.back(), claim.one_arm() ? nullptr : bs.back()};
+    for (const Config* ca : as)  // the latest set holding both arms, if any
+      for (const Config* cb : bs)
+        if (set_of.at(ca) == set_of.at(cb) &&
+            (set_of.at(pair.first) != set_of.at(pair.second) || set_of.at(ca) >= set_of.at(pair.first)))
+          pair = {ca, cb};
+    pairs.push_back(pair);
+  }
   std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
     if (claim.over.empty()) return false;
     const json& a = x.first->task_options.at(claim.over);
@@ -610,6 +624,42 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   return v;
 }
 
+// "seed-claims-results.json: commits 0901fd9 … (15), Intel(R) Xeon(R) Processor": where a results set's runs
+// come from. Two sets with the same commits and CPU are one recording, whatever their files.
+std::string recording_commits(const RunSet& r) {
+  std::vector<std::string> commits;
+  if (r.commits.is_array())
+    for (const auto& c : r.commits)
+      if (c.is_string()) commits.push_back(c.get<std::string>().substr(0, 7) + (c.get<std::string>().find("-dirty") != std::string::npos ? "+" : ""));
+  std::sort(commits.begin(), commits.end());
+  commits.erase(std::unique(commits.begin(), commits.end()), commits.end());
+  if (commits.empty()) return "commit not recorded";
+  return commits.size() == 1 ? "commit " + commits[0]
+                             : fmt::format("commits {} … ({})", commits.front(), commits.size());
+}
+
+std::string recording_label(const RunSet& r) {
+  const json& ctx = r.context;
+  const std::string cpu = ctx.is_object() && ctx.contains("cpu_isa") && ctx["cpu_isa"].is_string()
+                              ? ctx["cpu_isa"].get<std::string>().substr(0, ctx["cpu_isa"].get<std::string>().find(' '))
+                          : ctx.is_object() && ctx.contains("cpu_model") && ctx["cpu_model"].is_string()
+                              ? ctx["cpu_model"].get<std::string>()
+                              : std::string("CPU not recorded");
+  return recording_commits(r) + ", " + cpu;
+}
+
+// Each comparison's recordings (the labels of the sets its configs were read from), and whether some pair's
+// arms come from different ones. The comparisons are in the pairs' order.
+void mark_recordings(ClaimVerdict& v, const std::vector<ConfigPair>& pairs,
+                     const std::map<const Config*, std::string>& recording) {
+  for (size_t i = 0; i < v.comparisons.size() && i < pairs.size(); ++i) {
+    auto& c = v.comparisons[i];
+    c.recording_a = recording.at(pairs[i].first);
+    if (pairs[i].second) c.recording_b = recording.at(pairs[i].second);
+    v.mixed_recordings = v.mixed_recordings || (pairs[i].second && c.recording_a != c.recording_b);
+  }
+}
+
 // A claim about cells (or settings) that meet a premise, where the premise claim is not reproduced: not
 // informative, or not run when the premise was not run. Its own tests stay in `comparisons`, for the record.
 void apply_premise(const Claim& claim, const std::vector<ClaimVerdict>& verdicts, ClaimVerdict& v) {
@@ -628,16 +678,21 @@ void apply_premise(const Claim& claim, const std::vector<ClaimVerdict>& verdicts
 std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<RunSet>& results,
                                         const ChanceOf& chance) {
   std::vector<const Config*> configs;
-  for (const auto& r : results)
-    for (const auto& c : r.configs) configs.push_back(&c);
+  std::map<const Config*, std::string> recording;
+  std::map<const Config*, size_t> set_of;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string label = recording_label(results[i]);
+    for (const auto& c : results[i].configs) configs.push_back(&c), recording[&c] = label, set_of[&c] = i;
+  }
   std::vector<ClaimVerdict> out;
   for (const auto& claim : set.claims) {
-    if (claim.all_of())
+    if (claim.all_of()) {
       out.emplace_back();  // after its parts
-    else if (claim.one_arm())
-      out.push_back(judge_one_arm(claim, match_sides(claim, configs), chance));
-    else
-      out.push_back(judge_two_arm(claim, match_sides(claim, configs)));
+      continue;
+    }
+    const std::vector<ConfigPair> pairs = match_sides(claim, configs, set_of);
+    out.push_back(claim.one_arm() ? judge_one_arm(claim, pairs, chance) : judge_two_arm(claim, pairs));
+    mark_recordings(out.back(), pairs, recording);
   }
   for (size_t i = 0; i < set.claims.size(); ++i)
     if (!set.claims[i].premise.empty()) apply_premise(set.claims[i], out, out[i]);

@@ -136,6 +136,9 @@ enum class DepthReason {
 struct ClaimComparison {
   json depth = nullptr;  // the value of `over` (null without)
   std::string key_a, key_b;
+  // The recording each arm's runs come from: the results set's file, its commits and CPU ("seed-claims-results.json:
+  // commits 0901fd9 … (15), Intel Xeon"); the same text for two arms of one recording (one arm: recording_a only).
+  std::string recording_a, recording_b;
   // Seeds that locked in of the seeds, per arm; one arm: k_a counts the seeds in between, above or
   // below (the claim's statistic).
   int64_t k_a = 0, n_a = 0, k_b = 0, n_b = 0;
@@ -218,6 +221,9 @@ struct ClaimVerdict {
   std::optional<ClaimPart> premise;  // the premise claim's verdict, when the claim has one
   // Fisher claims: whether the significance at some lower threshold differs from the stated one's.
   bool threshold_hangs = false;
+  // Whether some compared pair's arms come from different recordings (other commits or another CPU): their
+  // difference may be the builds' or the machines', not the cells' (issue 45).
+  bool mixed_recordings = false;
 
   // The depths the verdict reads (those not left out), in depth order.
   std::vector<const ClaimComparison*> informative() const;

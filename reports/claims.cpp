@@ -151,6 +151,19 @@ std::string seeds_note(const ClaimVerdict& v) {
                         : "; not reached within the search's seeds per arm";
 }
 
+// "; arms from different recordings (a: commit 0901fd9 … (15), Intel Xeon; b: commit f2879f8+, 6/167/1)": the
+// difference may be the builds' or the machines' (issue 45); "" when each pair's arms share one recording.
+std::string recordings_note(const ClaimVerdict& v) {
+  if (!v.mixed_recordings) return "";
+  std::string pairs;
+  for (const auto& c : v.comparisons)
+    if (c.recording_a != c.recording_b) {
+      const std::string one = fmt::format("a: {}; b: {}", c.recording_a, c.recording_b);
+      if (pairs.find(one) == std::string::npos) pairs += (pairs.empty() ? "" : " | ") + one;
+    }
+  return "; arms from different recordings (" + pairs + "), so a difference may be the builds' or the machines'";
+}
+
 std::string not_run_note(const Claim& claim) {
   if (!claim.needs.empty()) return "needs " + claim.needs;
   return std::string("no results match ") + (claim.one_arm() ? "side a" : "both sides") +
@@ -207,7 +220,7 @@ std::string claim_note(const ClaimVerdict& v) {
     case ClaimReason::kObservation:
       break;
   }
-  std::string note = v.claim->one_arm() ? one_arm_note(v) : effect_note(v);
+  std::string note = v.claim->one_arm() ? one_arm_note(v) : effect_note(v) + recordings_note(v);
   if (v.claim->one_arm() && v.claim->observation) note = "not a claim of the source, so not graded: " + note;
   if (v.reason == ClaimReason::kUnderpowered) note += seeds_note(v);
   const std::string left_out = left_out_list(v);
@@ -304,6 +317,7 @@ json comparison_json(const Claim& claim, const ClaimComparison& c) {
           {"p_expected", c.p_expected}, {"p_opposite", c.p_opposite},
           {"p_expected_holm", c.p_expected_adj}, {"p_opposite_holm", c.p_opposite_adj},
           {"power", c.power}, {"effect", c.effect}, {"low", c.low}, {"high", c.high}, {"interval_level", c.interval_level},
+          {"recording_a", c.recording_a}, {"recording_b", c.key_b.empty() ? json(nullptr) : json(c.recording_b)},
           {"on_lock_in", c.on_lock_in}, {"size", claim.one_arm() ? json(nullptr) : json(c.size)},
           {"size_capped", c.size_capped},
           {"level", claim.one_arm() && claim.statistic != Statistic::kLottery ? json(c.level) : json(nullptr)},
@@ -338,6 +352,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
                    {"seeds_needed", v.seeds_needed ? json(v.seeds_needed) : json(nullptr)},
                    {"note", claim_note(v)},
                    {"sensitivity", sensitivity.empty() ? json(nullptr) : json(sensitivity)},
+                   {"mixed_recordings", v.mixed_recordings},
                    {"comparisons", cmps}});
   }
   return {{"schema_version", judge::kClaimsSchemaVersion},

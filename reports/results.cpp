@@ -222,6 +222,21 @@ RunSet read_config_document(const json& doc, const std::string& where, const std
     add_configs(doc, where);
   }
   set.context = doc.value("context", json::object());
+  // Where the runs come from (verify names arms from different recordings): a baseline's or report's commits; a
+  // leaderboard's, every row's (its context: the first row's).
+  const auto add_commits = [&](const json& holder) {
+    if (holder.contains("commits") && holder.at("commits").is_array())
+      for (const auto& c : holder.at("commits"))
+        if (std::find(set.commits.begin(), set.commits.end(), c) == set.commits.end()) set.commits.push_back(c);
+  };
+  if (kind == "recallbench.leaderboard") {
+    for (const auto& row : doc.at("rows")) {
+      add_commits(row);
+      if (set.context.empty() && row.contains("context") && row.at("context").is_object()) set.context = row.at("context");
+    }
+  } else {
+    add_commits(doc);
+  }
   std::sort(set.configs.begin(), set.configs.end(), [](const Config& a, const Config& b) { return a.key < b.key; });
   for (size_t i = 1; i < set.configs.size(); ++i)
     if (set.configs[i].key == set.configs[i - 1].key)

@@ -524,6 +524,34 @@ TEST(Verify, AClaimWhosePremiseFailsIsNotInformative) {
   EXPECT_THROW(claims({solves, beats, chained}), UsageError);
 }
 
+TEST(Verify, ArmsFromDifferentRecordingsAreNamed) {
+  static ClaimSet keep;
+  keep = claims({claim("up", "greater", {{"a", 0.9}, {"b", 0.1}})});
+  RunSet a = runs({planted("x+conv", 10, 10)}), b = runs({planted("x", 0, 10)});
+  a.source = "new.json", b.source = "old.json";
+  a.commits = {"e12d78a0000000"}, b.commits = {"0901fd9aaaaaaa", "d7c1e60bbbbbbb-dirty"};
+  a.context = {{"cpu_isa", "6/167/1 avx2"}}, b.context = {{"cpu_model", "AMD EPYC"}};
+  const ClaimVerdict mixed = verify_claims(keep, {a, b}).at(0);
+  EXPECT_TRUE(mixed.mixed_recordings);
+  EXPECT_EQ(mixed.comparisons[0].recording_a, "commit e12d78a, 6/167/1");
+  EXPECT_EQ(mixed.comparisons[0].recording_b, "commits 0901fd9 … (2), AMD EPYC");
+  EXPECT_NE(claim_note(mixed).find("arms from different recordings"), std::string::npos) << claim_note(mixed);
+  // One recording in two files is one recording.
+  b.commits = a.commits, b.context = a.context;
+  EXPECT_FALSE(verify_claims(keep, {a, b}).at(0).mixed_recordings);
+  // A config recorded twice is read from the recording that holds both arms: `both` (listed first) has a and b,
+  // `later` re-recorded a alone (all seeds failing there). Both arms come from `both`, so nothing is mixed and the
+  // verdict is both's; with `later` holding b too, `later` (the last named) is read.
+  RunSet both = runs({planted("x+conv", 10, 10), planted("x", 0, 10)}), later = runs({planted("x+conv", 0, 10)});
+  both.commits = {"aaaaaaa"}, later.commits = {"bbbbbbb"};
+  const ClaimVerdict one = verify_claims(keep, {both, later}).at(0);
+  EXPECT_FALSE(one.mixed_recordings);
+  EXPECT_EQ(one.comparisons[0].k_a, 10);
+  later = runs({planted("x+conv", 0, 10), planted("x", 0, 10)});
+  later.commits = {"bbbbbbb"};
+  EXPECT_EQ(verify_claims(keep, {both, later}).at(0).comparisons[0].k_a, 0);
+}
+
 TEST(Verify, NotRunAndSelectors) {
   json c = claim("later", "greater", {{"a", 0.9}, {"b", 0.1}});
   c["needs"] = "length 1024 (about 40 core-hours)";
