@@ -16,7 +16,9 @@ import tempfile
 
 rb, src = sys.argv[1], sys.argv[2]
 claims = os.path.join(src, "ci/claims/seed-claims.json")
-results = sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json"))) + [os.path.join(src, "ci/leaderboard/untuned.json")]
+# The leaderboard first: where a config is in several files, verify reads the recording that holds both arms, else
+# the file named last, so the claims' own recordings come before the board's.
+results = [os.path.join(src, "ci/leaderboard/untuned.json")] + sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json")))
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "verdicts.json")
     p = subprocess.run([rb, "verify", "--claims", claims, "--results", *results, "--json", out], capture_output=True, text=True)
