@@ -1,8 +1,10 @@
 // recallbench verify --claims FILE --results DIR [DIR ...] [--html F] [--md F] [--json F]
 //
-// One verdict per claim (judge/claims.h; narrated by reports/claims.h): reproduced, direction reproduced but size not, contradicted, claimed size
-// not reproduced, undecided, not informative or not run.
-// Exit 1 when a claim marked "gate": true is not reproduced, so a reproduced claim can join CI.
+// One verdict per claim (judge/claims.h; narrated by reports/claims.h): reproduced, reproduced on a proxy, direction
+// reproduced but size not, contradicted, claimed size not reproduced, undecided, not informative or not run;
+// observations (not claims of the source) are reported apart as "observation", not graded.
+// Exit 1 when a claim marked "gate": true is not reproduced (or reproduced on a proxy), so a reproduced claim can
+// join CI.
 #include <memory>
 
 #include <fmt/format.h>
@@ -48,14 +50,17 @@ CommandFn add_verify_command(CLI::App& sub) {
   sub.add_option("--html", o->html, "Write the verdicts as a self-contained HTML page here");
   sub.add_option("--md", o->md, "Write the verdict table as Markdown here");
   sub.add_option("--json", o->json, "Write the verdicts as JSON here");
-  sub.footer("Exit codes: 0 every gated claim reproduced, 1 a gated claim not reproduced, 2 bad input.");
+  sub.footer("Where a config is in several --results (the same key recorded twice), the recording that holds both arms "
+             "of a comparison is read, else the one named last; a note names arms from different recordings.\n"
+             "Exit codes: 0 every gated claim reproduced (or reproduced on a proxy), 1 a gated claim not reproduced, "
+             "2 bad input.");
   return [o]() { return run_verify(*o); };
 }
 
 }  // namespace
 
 RB_REGISTER(CommandRegistry, verify,
-            CommandEntry{"verify", "One verdict per claim (reproduced, size not, contradicted, claimed size not reproduced, undecided, not informative, not run)",
+            CommandEntry{"verify", "One verdict per claim (reproduced, reproduced on a proxy, size not, contradicted, claimed size not reproduced, undecided, not informative, not run; observations apart)",
                          add_verify_command});
 
 }  // namespace rb
