@@ -5,6 +5,7 @@
 // hang or another exception.
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "core/errors.h"
@@ -49,7 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = fuzz_input_file("claims", data, size);
   try {
     const rb::judge::ClaimSet set = rb::judge::read_claims(path);
-    const auto verdicts = rb::judge::verify_claims(set, {runs});
+    // Chance as the recall tasks compute it (1/values), so claims with "above_chance" are judged too.
+    const rb::judge::ChanceOf chance = [](const rb::Config& c) -> std::optional<double> {
+      return 1.0 / static_cast<double>(c.task_options.at("vocab").get<int64_t>() / 2);
+    };
+    const auto verdicts = rb::judge::verify_claims(set, {runs}, chance);
     (void)rb::reports::verdicts_json(set, verdicts).dump();
     (void)rb::reports::verdicts_markdown(verdicts);
     (void)rb::reports::verdicts_text(verdicts);
