@@ -586,11 +586,16 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   v.reason = ClaimReason::kParts;
   for (const std::string& id : claim.of)
     for (const auto& p : verdicts)
-      if (p.claim && p.claim->id == id) v.parts.push_back({id, p.verdict});
+      if (p.claim && p.claim->id == id)
+        v.parts.push_back({id, p.verdict,
+                           p.reason == ClaimReason::kPremiseUnmet && p.premise &&
+                               p.premise->verdict == ClaimOutcome::kContradicted});
   // The weakest informative part decides (a conjunction is as strong as its weakest tested part): contradicted,
   // then claimed size not reproduced, undecided, direction only, reproduced on a proxy, reproduced. Parts that were not run or are not
   // informative do not hide a weaker tested part (an undecided part beside a not-informative one: undecided),
-  // but they keep a conjunction from being reproduced, even in direction.
+  // but they keep a conjunction from being reproduced, even in direction. A part outside the scope (its
+  // premise contradicted: the cell does not solve what the sentence's cells solve) drops out; when every part
+  // does, no cell is one the sentence speaks of, and the conjunction is not informative.
   const auto strength = [](ClaimOutcome o) {
     switch (o) {
       case ClaimOutcome::kContradicted: return 0;
@@ -607,14 +612,17 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   };
   std::optional<ClaimOutcome> weakest;
   bool not_run = false, not_informative = false;
+  bool any_in_scope = false;
   for (const auto& p : v.parts) {
+    if (p.outside) continue;
+    any_in_scope = true;
     if (strength(p.verdict) < 0) {
       (p.verdict == ClaimOutcome::kNotRun ? not_run : not_informative) = true;
       continue;
     }
     if (!weakest || strength(p.verdict) < strength(*weakest)) weakest = p.verdict;
   }
-  const ClaimOutcome untested = not_run ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
+  const ClaimOutcome untested = any_in_scope && not_run ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
   if (!weakest)
     v.verdict = untested;
   else if ((not_run || not_informative) && strength(*weakest) > strength(ClaimOutcome::kUndecided))

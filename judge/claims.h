@@ -207,6 +207,10 @@ enum class ClaimReason {
 struct ClaimPart {
   std::string id;
   ClaimOutcome verdict = ClaimOutcome::kNotRun;
+  // Outside the conjunction's scope: the part is about cells that meet a premise ("cells that solve 32-pair
+  // recall ...") and its premise is contradicted, so the cell is not one the sentence speaks of. Such a part
+  // drops out of the all-of rather than keeping it from being reproduced; an undecided premise does not.
+  bool outside = false;
 };
 
 struct ClaimVerdict {

@@ -173,8 +173,8 @@ std::string not_run_note(const Claim& claim) {
 std::string parts_note(const ClaimVerdict& v) {
   std::string listed;
   for (const auto& p : v.parts)
-    listed += fmt::format("{}{}: {}", listed.empty() ? "" : "; ", p.id,
-                          judge::claim_outcome_name(p.verdict));
+    listed += fmt::format("{}{}: {}{}", listed.empty() ? "" : "; ", p.id, judge::claim_outcome_name(p.verdict),
+                          p.outside ? " (its premise is contradicted: outside the sentence, left out)" : "");
   return "all of: " + listed;
 }
 

@@ -524,6 +524,45 @@ TEST(Verify, AClaimWhosePremiseFailsIsNotInformative) {
   EXPECT_THROW(claims({solves, beats, chained}), UsageError);
 }
 
+TEST(Verify, AnAllOfLeavesOutPartsWhosePremiseIsContradicted) {
+  // "Cells that solve 32-pair recall degrade gracefully": per cell a premise (it solves: at least recall 0.9) and
+  // its load claim (at least 0.45); the all-of over the cells. A cell shown not to solve it is not one the
+  // sentence speaks of: its part drops out. A cell whose premise is merely undecided still blocks the conjunction.
+  std::vector<json> list;
+  for (const std::string cell : {"y", "w"}) {
+    json solves = one_arm("solves-" + cell, "at-least", {{"recall", 0.9}});
+    solves["a"]["cell"] = cell;
+    json load = one_arm("load-" + cell, "at-least", {{"recall", 0.45}});
+    load["a"]["cell"] = cell;
+    load["premise"] = "solves-" + cell;
+    list.push_back(solves), list.push_back(load);
+  }
+  list.push_back({{"id", "graceful"}, {"claim", "cells that solve it degrade gracefully"}, {"statistic", "all-of"},
+                  {"of", {"load-y", "load-w"}}});
+  static ClaimSet keep;
+  keep = claims(list);
+  // y solves it; w never learns (every seed below 0.9): its premise is contradicted, its part left out.
+  auto v = verify_claims(keep, {runs({planted("y", 10, 10), planted("w", 0, 10)})});
+  EXPECT_EQ(v[1].verdict, ClaimOutcome::kReproduced);
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kContradicted);
+  EXPECT_EQ(v[3].verdict, ClaimOutcome::kNotInformative);
+  EXPECT_EQ(v[4].verdict, ClaimOutcome::kReproduced);
+  EXPECT_TRUE(v[4].parts[1].outside);
+  EXPECT_NE(claim_note(v[4]).find("load-w: not informative (its premise is contradicted"), std::string::npos)
+      << claim_note(v[4]);
+  // w locks in 4 of 10: whether it solves the task is undecided, so its part is in scope and untested.
+  v = verify_claims(keep, {runs({planted("y", 10, 10), planted("w", 4, 10)})});
+  EXPECT_EQ(v[2].verdict, ClaimOutcome::kUndecided);
+  EXPECT_FALSE(v[4].parts[1].outside);
+  EXPECT_EQ(v[4].verdict, ClaimOutcome::kNotInformative);
+  // Neither cell solves it: no cell is one the sentence speaks of.
+  v = verify_claims(keep, {runs({planted("y", 0, 10), planted("w", 0, 10)})});
+  EXPECT_EQ(v[4].verdict, ClaimOutcome::kNotInformative);
+  // A premise not run keeps the conjunction not run.
+  v = verify_claims(keep, {runs({planted("y", 10, 10)})});
+  EXPECT_EQ(v[4].verdict, ClaimOutcome::kNotRun);
+}
+
 TEST(Verify, ArmsFromDifferentRecordingsAreNamed) {
   static ClaimSet keep;
   keep = claims({claim("up", "greater", {{"a", 0.9}, {"b", 0.1}})});
