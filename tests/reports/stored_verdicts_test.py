@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The stored claims verdicts are what `verify` gives on the stored runs: ci/claims/verdicts.json (and the
 table in docs/claims.md made from the same command) must match, claim by claim, the verdict of
-`recallbench verify` on ci/claims/seed-claims.json with every stored result file and the leaderboard. A
+`recallbench verify` on ci/claims/seed-claims.json with every stored result file (ci/claims/*-results.json). A
 change to a verdict rule that moves a stored verdict fails here until verdicts.json and docs/claims.md are
 remade (the command is in docs/claims.md).
 
@@ -16,9 +16,7 @@ import tempfile
 
 rb, src = sys.argv[1], sys.argv[2]
 claims = os.path.join(src, "ci/claims/seed-claims.json")
-# The leaderboard first: where a config is in several files, verify reads the recording that holds both arms, else
-# the file named last, so the claims' own recordings come before the board's.
-results = [os.path.join(src, "ci/leaderboard/untuned.json")] + sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json")))
+results = sorted(glob.glob(os.path.join(src, "ci/claims/*-results.json")))
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "verdicts.json")
     p = subprocess.run([rb, "verify", "--claims", claims, "--results", *results, "--json", out], capture_output=True, text=True)
