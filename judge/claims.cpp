@@ -488,10 +488,17 @@ ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pa
     v.reason = ClaimReason::kTested;
     if (v.verdict == ClaimOutcome::kUndecided) {
       v.reason = ClaimReason::kUnderpowered;
-      const ClaimComparison& first = v.comparisons.front();
-      Claim as_tested = first.on_lock_in ? on_lock_in_counts(claim) : claim;
-      if (first.size_capped) as_tested.shift = first.size;
-      v.seeds_needed = detail::seeds_needed(as_tested, *pairs.front().first, *pairs.front().second, first.n_a,
+      // The seeds the limiting depth needs: the informative one with the least power (the comparisons are in the
+      // pairs' order). A depth left out (at a ceiling, say) would answer with seeds it needs for nothing.
+      size_t at = 0;
+      for (size_t i = 0; i < v.comparisons.size(); ++i)
+        if (v.comparisons[i].informative() &&
+            (!v.comparisons[at].informative() || v.comparisons[i].power < v.comparisons[at].power))
+          at = i;
+      const ClaimComparison& limiting = v.comparisons[at];
+      Claim as_tested = limiting.on_lock_in ? on_lock_in_counts(claim) : claim;
+      if (limiting.size_capped) as_tested.shift = limiting.size;
+      v.seeds_needed = detail::seeds_needed(as_tested, *pairs[at].first, *pairs[at].second, limiting.n_a,
                                             alpha_each);
     }
   }

@@ -118,6 +118,24 @@ TEST(Verify, PerDepthNotLessWithHolm) {
   EXPECT_EQ(v.verdict, ClaimOutcome::kReproduced);
 }
 
+TEST(Verify, SeedsNeededComeFromTheLimitingDepth) {
+  // A tie over lengths: at 16 both arms lock in every seed (the ceiling, left out), at 32 they are in the lottery
+  // (4/6 vs 6/6). The seeds needed are the lottery depth's, not the ceiling's (which would say "6": as many as
+  // there are, with power 0 beside it).
+  json c = claim("tie", "none", {{"a", 0.6}, {"b", 0.9}});  // margin 0.3
+  c["over"] = "length";
+  const ClaimVerdict v =
+      verdict_of(c, {planted("x+conv", 6, 6, 16), planted("x", 6, 6, 16), planted("x+conv", 4, 6, 32), planted("x", 6, 6, 32)});
+  ASSERT_EQ(v.comparisons.size(), 2u);
+  EXPECT_FALSE(v.comparisons[0].informative());
+  EXPECT_EQ(v.verdict, ClaimOutcome::kUndecided);
+  json alone = c;
+  alone.erase("over");
+  const ClaimVerdict one = verdict_of(alone, {planted("x+conv", 4, 6, 32), planted("x", 6, 6, 32)});
+  EXPECT_GT(v.seeds_needed, 6);
+  EXPECT_GE(v.seeds_needed, one.seeds_needed);  // the same depth, judged at alpha / 1 (Holm's first step: alpha)
+}
+
 TEST(Verify, MannWhitneyOnRecall) {
   const json c = claim("recall", "greater", {{"shift", 0.3}}, "mann-whitney");
   // No seed locks in on either side, but a recalls 0.6.. and b 0.2..: reproduced on recall.
