@@ -22,6 +22,25 @@ bool parse_run_status(const std::string& name, RunStatus* status) {
   return false;
 }
 
+const char* learning_name(Learning learning) {
+  switch (learning) {
+    case Learning::kUnknown: return "unknown";
+    case Learning::kLockedIn: return "locked-in";
+    case Learning::kPlateaued: return "plateaued";
+    case Learning::kBudgetLimited: return "budget-limited";
+  }
+  return "?";
+}
+
+bool parse_learning(const std::string& name, Learning* learning) {
+  for (Learning l : {Learning::kUnknown, Learning::kLockedIn, Learning::kPlateaued, Learning::kBudgetLimited}) {
+    if (name != learning_name(l)) continue;
+    *learning = l;
+    return true;
+  }
+  return false;
+}
+
 std::string Outcome::contradiction(int64_t budget, double threshold) const {
   const auto in_unit = [](double v) { return v >= 0.0 && v <= 1.0; };  // false for NaN
   if (!in_unit(final_accuracy))

@@ -16,6 +16,15 @@ const char* run_status_name(RunStatus status);
 // Parses a status name; false for anything else (the caller names the field in its message).
 bool parse_run_status(const std::string& name, RunStatus* status);
 
+// How a run's learning ended (judge/learning.h decides it from the learning curve): locked in; plateaued (it
+// had stopped improving); budget-limited (still improving when the budget or the schedule ended); unknown
+// (too few evaluations to tell, a failed run, or a stored outcome that never had a diagnosis).
+enum class Learning { kUnknown, kLockedIn, kPlateaued, kBudgetLimited };
+// "unknown", "locked-in", "plateaued", "budget-limited": the names in documents.
+const char* learning_name(Learning learning);
+// Parses a learning name; false for anything else.
+bool parse_learning(const std::string& name, Learning* learning);
+
 // A time to lock-in: an event at `time`, or censored there (the budget) when the run never locked in.
 struct LockInTime {
   double time = 0.0;

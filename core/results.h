@@ -26,6 +26,11 @@ struct CurvePoint {
 struct SeedOutcome : Outcome {
   int64_t seed = 0;
   std::vector<CurvePoint> curve;   // learning curve (empty in baselines)
+  // How its learning ended, as stored where there is no curve (baselines, the board); where there is a curve,
+  // judge/learning.h diagnoses it from the curve (judge::diagnose_seed), so a store is diagnosed by the
+  // current rule whatever wrote it.
+  Learning learning = Learning::kUnknown;
+  bool stopped = false;            // plateau stopping ended the run before its budget (result.stopped)
 };
 
 // All seeds of one configuration.

@@ -15,6 +15,7 @@ ConfigSummary summarize(const Config& config, double level) {
   s.ci = s.n ? stats::clopper_pearson(s.k, s.n, level) : stats::Interval{0.0, 1.0};
   s.recall = spread(recalls(config));
   if (!steps.empty()) s.median_lock_in_step = spread(steps).median;
+  s.learning = config_learning(config);
   s.floor_bits_per_number = config.state_size > 0 ? config.capacity_bits / static_cast<double>(config.state_size) : 0.0;
   return s;
 }

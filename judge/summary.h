@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/results.h"
+#include "judge/learning.h"
 #include "stats/stats.h"
 
 namespace rb::judge {
@@ -19,6 +20,7 @@ struct ConfigSummary {
   double median_lock_in_step = -1.0;  // median over the seeds that locked in; -1 when none did
   int64_t failed = 0;             // seeds whose status is not ok (diverged, error)
   double floor_bits_per_number = 0.0;  // capacity_bits / state_size: bits each state number must carry
+  ConfigLearning learning;        // the seeds that did not lock in: plateaued or budget-limited (judge/learning.h)
 };
 ConfigSummary summarize(const Config& config, double level = 0.95);
 

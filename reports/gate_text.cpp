@@ -441,4 +441,16 @@ json comparison_to_json(const judge::Comparison& c) {
   return out;
 }
 
+std::string learning_text(const judge::ConfigLearning& l) {
+  if (l.not_locked_in == 0) return "–";
+  if (l.budget_limited_config())
+    return fmt::format("budget-limited {} of {}{}", l.budget_limited, l.not_locked_in,
+                       l.suggested_steps > 0 ? fmt::format(" (pilot {} steps)", l.suggested_steps) : "");
+  std::vector<std::string> parts;
+  if (l.plateaued) parts.push_back(fmt::format("plateaued {}{}", l.plateaued, l.stopped ? fmt::format(" ({} stopped)", l.stopped) : ""));
+  if (l.budget_limited) parts.push_back(fmt::format("budget-limited {}", l.budget_limited));
+  if (l.unknown) parts.push_back(fmt::format("unknown {}", l.unknown));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace rb::reports

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/learning.h"
 #include "judge/recall_gate.h"
 
 namespace rb::reports {
@@ -24,6 +25,11 @@ std::string gate_reason(const judge::ConfigComparison& cc, const judge::GateOpti
 
 // The minimum effects: "20 points lock-in, 10% recall or 20% time to lock in".
 std::string min_effects(const judge::GateOptions& options);
+
+// The seeds that did not lock in, by the learning diagnosis (judge/learning.h), for a table cell: "–" when every
+// seed locked in; "budget-limited 7 of 9 (pilot 3000 steps)" when the config is; else the counts,
+// "plateaued 9, budget-limited 1" (unknown ones last: a stored outcome without its curve).
+std::string learning_text(const judge::ConfigLearning& learning);
 
 // The verdict counts the pages show (from judge::Comparison::counts()).
 struct GateCounts {

@@ -504,6 +504,7 @@ Row config_row(const Config& c) {
            fmt_num(sm.recall.mean) + " ± " + fmt_num(sm.recall.sd),
            fmt_num(sm.recall.median) + " [" + fmt_num(sm.recall.q1) + ", " + fmt_num(sm.recall.q3) + "]",
            Cell(sm.median_lock_in_step >= 0 ? fmt::format("{:.0f}", sm.median_lock_in_step) : "–", sm.median_lock_in_step),
+           learning_text(sm.learning),
            Cell(std::to_string(c.state_size), static_cast<double>(c.state_size)),
            (c.state_budget > 0 ? std::to_string(c.state_budget) : "cell default") + over_budget(c.state_size, c.state_budget),
            Cell(fmt::format("{:.1f} ({:.3f} bits/number)", c.capacity_bits, sm.floor_bits_per_number), c.capacity_bits),
@@ -521,7 +522,7 @@ Group section_configs(const RunSet& runs) {
   Group g{Group::Kind::kSection, "configs"};
   g.add(Heading{2, "Configurations"});
   Table t{{{"cell"}, {"task"}, {"lock-in", true}, {"mean recall ± sd", true}, {"median [IQR]", true},
-           {"median steps to lock in", true}, {"state (numbers)", true}, {"budget"},
+           {"median steps to lock in", true}, {"not locked in (docs/budget.md)"}, {"state (numbers)", true}, {"budget"},
            {"capacity floor (K·log2 V bits)", true}, {"parameters", true}, {"recipe"}, {"failed"}}};
   t.cls = "sortable";
   for (const auto& c : runs.configs) t.rows.push_back(config_row(c));

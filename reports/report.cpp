@@ -191,14 +191,15 @@ void md_configs_table(Document& d, const RunSet& runs, const judge::Comparison* 
   std::map<std::string, judge::Verdict> verdict_of;
   if (comparison)
     for (const auto& cc : comparison->configs) verdict_of[cc.key] = cc.verdict;
-  Table t{{{"cell"}, {"task"}, {"lock-in"}, {"95% CI"}, {"median recall"}, {"steps to lock in"}, {"state (budget)"},
-           {"floor bits"}, {"verdict"}}};
+  Table t{{{"cell"}, {"task"}, {"lock-in"}, {"95% CI"}, {"median recall"}, {"steps to lock in"}, {"not locked in"},
+           {"state (budget)"}, {"floor bits"}, {"verdict"}}};
   for (const auto& c : runs.configs) {
     const auto s = judge::summarize(c);
     const auto it = verdict_of.find(c.key);
     t.rows.push_back({{c.cell, c.task_label(), fmt::format("{}/{}", s.k, s.n),
                        fmt::format("{:.2f}–{:.2f}", s.ci.low, s.ci.high), fmt::format("{:.3f}", s.recall.median),
                        s.median_lock_in_step >= 0 ? fmt::format("{:.0f}", s.median_lock_in_step) : "–",
+                       learning_text(s.learning),
                        fmt::format("{} ({})", c.state_size, (c.state_budget > 0 ? std::to_string(c.state_budget) : "default") +
                                                                 over_budget(c.state_size, c.state_budget)),
                        fmt::format("{:.0f}", c.capacity_bits), it == verdict_of.end() ? "–" : judge::verdict_name(it->second)}});

@@ -75,6 +75,8 @@ std::pair<Config, SeedOutcome> parse_run(const json& j, const std::string& where
   static_cast<Outcome&>(s) = doc.result;
   s.seed = doc.seed();
   for (const auto& p : doc.curve) s.curve.push_back({p.step, p.accuracy, p.loss});
+  // Plateau stopping ended it (the trainer's result.stopped); its label is diagnosed from the curve.
+  s.stopped = doc.result.details.value("stopped", json()) == "plateau";
   return {c, s};
 }
 
@@ -281,11 +283,17 @@ json summary_to_json(const judge::ConfigSummary& s) {
             {"q1", json_number(s.recall.q1)}, {"q3", json_number(s.recall.q3)}}},
           {"median_lock_in_step", s.median_lock_in_step >= 0 ? json(s.median_lock_in_step) : json(nullptr)},
           {"failed", s.failed},
+          {"learning",
+           {{"not_locked_in", s.learning.not_locked_in}, {"budget_limited", s.learning.budget_limited},
+            {"plateaued", s.learning.plateaued}, {"unknown", s.learning.unknown}, {"stopped", s.learning.stopped},
+            {"budget_limited_config", s.learning.budget_limited_config()},
+            {"suggested_steps", s.learning.suggested_steps > 0 ? json(s.learning.suggested_steps) : json(nullptr)}}},
           {"floor_bits_per_number", s.floor_bits_per_number}};
 }
 
 json config_to_json(const Config& c, bool with_curves) {
   json seeds = json::array();
+  const judge::LearningSchedule schedule = judge::LearningSchedule::of(c);
   for (const auto& s : c.seeds) {
     json j = {{"seed", s.seed},
               {"status", run_status_name(s.status)},
@@ -298,6 +306,8 @@ json config_to_json(const Config& c, bool with_curves) {
               {"steps_per_second", s.steps_per_second}};
     if (!s.message.empty()) j["message"] = s.message;
     if (!s.train_fingerprint.empty()) j["train_fingerprint"] = s.train_fingerprint;
+    j["learning"] = learning_name(judge::diagnose_seed(s, schedule).label);
+    if (s.stopped) j["stopped"] = true;
     if (with_curves) j["curve"] = curve_to_json(s.curve);
     seeds.push_back(std::move(j));
   }
@@ -366,6 +376,10 @@ SeedOutcome read_seed(const json& sj, const std::string& w, const std::string& w
   s.wall_seconds = number_or(sj, "wall_seconds", 0.0);
   s.steps_per_second = number_or(sj, "steps_per_second", 0.0);
   s.curve = curve_from_json(sj.value("curve", json::array()));
+  if (sj.contains("learning") && !parse_learning(require_field<std::string>(sj, "learning", w), &s.learning))
+    throw UsageError(fmt::format("{}: field 'learning' got {}, expected \"unknown\", \"locked-in\", \"plateaued\" or "
+                                 "\"budget-limited\"", w, sj.at("learning").dump()));
+  if (sj.contains("stopped")) s.stopped = require_field<bool>(sj, "stopped", w);
   return s;
 }
 

@@ -129,7 +129,7 @@ BatteryRecipe recipe_from_json(const json& r, const std::string& where, const st
   if (!r.is_object()) fail(where, field, "an object", r);
   BatteryRecipe out;
   json defaults = train_to_json(out.train);
-  std::vector<std::string> known = {"name"};
+  std::vector<std::string> known = {"name", "stop_on_plateau"};
   for (const auto& [k, v] : defaults.items()) known.push_back(k);
   check_fields(r, where, field + ".", known);
   if (!r.contains("name")) throw UsageError(where + ": missing field '" + field + ".name'");
@@ -143,6 +143,10 @@ BatteryRecipe recipe_from_json(const json& r, const std::string& where, const st
   }
   if (r.contains("curriculum")) t.curriculum = get_string(r, "curriculum", where, f + "curriculum");
   if (r.contains("impl")) t.impl = get_string(r, "impl", where, f + "impl");
+  if (r.contains("stop_on_plateau")) {
+    if (!r["stop_on_plateau"].is_boolean()) fail(where, f + "stop_on_plateau", "true or false", r["stop_on_plateau"]);
+    t.stop_on_plateau = r["stop_on_plateau"].get<bool>();
+  }
   if (r.contains("curriculum_options")) {
     if (!r["curriculum_options"].is_object()) fail(where, f + "curriculum_options", "an object", r["curriculum_options"]);
     t.curriculum_options = r["curriculum_options"];

@@ -100,6 +100,9 @@ void add_run_plan_flags(CLI::App& sub, RunPlanFlags& f) {
                                            "Curriculum: none, distance, ramp, gated (default none)"));
   f.recipe_flags.push_back(sub.add_option("--curriculum-opt", f.curriculum_opts,
                                            "Curriculum option as key=value (repeatable), e.g. stages=4"));
+  f.recipe_flags.push_back(sub.add_flag("--stop-on-plateau", f.base.train.stop_on_plateau,
+                                         "Stop a run once it has plateaued (the learning diagnosis's rule, "
+                                         "docs/budget.md); recorded as stopped. Default off"));
   f.recipe_flags.push_back(sub.add_option("--impl", f.base.train.impl, "Kernel implementation: auto, ref, chunked, fused (default auto); cuda is forward only, so not for training"));
   std::string bounds;
   const auto add_bounds = [&](const auto& rows) {

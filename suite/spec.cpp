@@ -143,6 +143,7 @@ json RunSpec::to_json() const {
   numbers_to_json(train, train_numbers(), j["train"]);
   if (!train.eval_lengths.empty()) j["train"]["eval_lengths"] = train.eval_lengths;  // additive: keys unchanged
   if (model.bidirectional) j["model"]["bidirectional"] = true;                         // likewise
+  if (train.stop_on_plateau) j["train"]["stop_on_plateau"] = true;                     // likewise
   if (!cell.path.empty()) j["cell"]["path"] = cell.path;  // additive, and not in the key (config_key)
   if (!cell.info.empty()) j["cell"]["info"] = cell.info;  // likewise
   return j;
@@ -187,6 +188,7 @@ RunSpec RunSpec::from_json(const json& j, const std::string& where) {
       s.train.eval_lengths.push_back(l.get<int64_t>());
     }
   }
+  if (t.contains("stop_on_plateau")) s.train.stop_on_plateau = require_field<bool>(t, "stop_on_plateau", tw);
   s.seed = require_field<int64_t>(j, "seed", where);
   return s;
 }

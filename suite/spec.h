@@ -76,6 +76,10 @@ struct TrainSpec {
   // Extra held-out lengths for a length-generalisation curve (evaluated at the end of training); empty =
   // none. Recorded in to_json() only when non-empty, so keys of runs without it are unchanged.
   std::vector<int64_t> eval_lengths;
+  // Plateau stopping (judge/learning.h plateau_should_stop): a run that has stopped learning by the diagnosis's
+  // rule ends at that evaluation, recorded as stopped. Off by default; recorded in to_json() only when on, so
+  // keys of runs without it are unchanged.
+  bool stop_on_plateau = false;
   std::string impl = "auto";         // kernel implementation the cell trains on: auto|ref|chunked|fused (not
                                      // cuda: forward only)
 };

@@ -38,6 +38,7 @@ class AttentionCell final : public Cell {
     H_ = shape.dim("heads");
     Dh_ = shape.dim("head_dim");
     window_ = shape.dim("window");                   // swa; 0 for attention
+    rotary_ = shape.dim("rotary") != 0;
     if (!sliding) max_length_ = shape.dim("max_length");
     parse_kernel_impl(cfg.impl);  // no kernel family of its own, but the same option is checked everywhere
     const int64_t D = cfg.d_model;
@@ -52,6 +53,10 @@ class AttentionCell final : public Cell {
     // allocates a zero {3, B, H, T, Dh} tensor and autograd sums the three (2% of an attention step, same bits).
     const auto parts = qkv.unbind(0);
     auto q = parts[0] * (1.0 / std::sqrt(static_cast<double>(Dh_))), k = parts[1], v = parts[2];
+    if (rotary_) {
+      const auto [cos, sin] = rotation(torch::arange(T, torch::kLong));  // {T, Dh}
+      q = rotate(q, cos, sin), k = rotate(k, cos, sin);
+    }
     const int64_t C = std::max<int64_t>(window_, kMinBlock);
     auto o = sliding_ && 2 * C < T ? banded(q, k, v, C) : full(q, k, v);  // {B, H, T, Dh}
     return o_proj_->forward(o.transpose(1, 2).reshape({B, T, H_ * Dh_}));
@@ -62,10 +67,11 @@ class AttentionCell final : public Cell {
   nlohmann::json resolved_options() const override {
     nlohmann::json j = {{"heads", H_}, {"head_dim", Dh_}};
     if (sliding_) j["window"] = window_;
+    if (rotary_) j["positions"] = "rotary";
     return j;
   }
 
-  bool needs_positions() const override { return true; }
+  bool needs_positions() const override { return !rotary_; }
 
   // The KV cache: keys and values {B, H, slots, Dh}. attention: one slot per position up to max_length;
   // swa: a ring of `window` slots holding the most recent past tokens.
@@ -82,6 +88,10 @@ class AttentionCell final : public Cell {
                                                     std::to_string(max_length_) + " its KV cache was sized for");
     auto qkv = qkv_proj_->forward(x_t).view({B, 3, H_, Dh_});
     auto q = qkv.select(1, 0), k = qkv.select(1, 1), v = qkv.select(1, 2);  // {B, H, Dh}
+    if (rotary_) {
+      const auto [cos, sin] = rotation(torch::full({1}, t, torch::kLong));  // {1, Dh}
+      q = rotate(q, cos, sin), k = rotate(k, cos, sin);
+    }
     auto& k_cache = state.tensors[0];
     auto& v_cache = state.tensors[1];
     const int64_t past = sliding_ ? std::min(t, window_) : t;  // filled slots other than this token
@@ -102,6 +112,23 @@ class AttentionCell final : public Cell {
 
  private:
   int64_t slots() const { return sliding_ ? window_ : max_length_; }
+
+  // RoPE: the pair (x_i, x_{i+Dh/2}) of a head rotated by the angle pos·10000^(−2i/Dh). cos, sin {P, Dh} for
+  // positions {P}; a cached key keeps its rotation, so q·k depends on the positions' difference only.
+  std::pair<torch::Tensor, torch::Tensor> rotation(const torch::Tensor& positions) const {
+    const int64_t half = Dh_ / 2;
+    auto freq = torch::pow(10000.0, torch::arange(half, torch::kFloat) * (-2.0 / static_cast<double>(Dh_)));  // {Dh/2}
+    auto angle = positions.to(torch::kFloat).unsqueeze(1) * freq.unsqueeze(0);                                 // {P, Dh/2}
+    angle = torch::cat({angle, angle}, 1);                                                                    // {P, Dh}
+    return {angle.cos(), angle.sin()};
+  }
+  // x {..., P, Dh} (or {B, H, Dh} for one position, P = 1): x·cos + rotate_half(x)·sin.
+  static torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+    const int64_t half = x.size(-1) / 2;
+    auto rotated = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+    if (x.dim() == 3) return x * cos.squeeze(0) + rotated * sin.squeeze(0);
+    return x * cos + rotated * sin;
+  }
 
   // Query i may see key j: j ≤ i, and for swa j ≥ i − window.
   torch::Tensor visible(const torch::Tensor& i, const torch::Tensor& j) const {
@@ -141,6 +168,7 @@ class AttentionCell final : public Cell {
   }
 
   bool sliding_;
+  bool rotary_ = false;
   int64_t H_ = 1, Dh_ = 0, window_ = 0, max_length_ = 0;
   torch::nn::Linear qkv_proj_{nullptr}, o_proj_{nullptr};
 };

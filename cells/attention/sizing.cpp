@@ -17,8 +17,10 @@ constexpr int64_t kDefaultWindow = 32;  // swa without a budget
 // slots (attention) or a window sized to the budget, else 32 (swa).
 CellSizing attention(bool sliding) {
   const std::string name = sliding ? "swa" : "attention";
-  const nlohmann::json defaults = sliding ? nlohmann::json{{"heads", 1}, {"head_dim", 0}, {"window", 0}}
-                                          : nlohmann::json{{"heads", 1}, {"head_dim", 0}};
+  // positions: "learned" (absolute, the model's table, as Zoology) or "rotary" (RoPE on q and k, inside the
+  // cell). Recorded in the resolved options only when not "learned", so the keys of earlier runs stand.
+  const nlohmann::json defaults = sliding ? nlohmann::json{{"heads", 1}, {"head_dim", 0}, {"window", 0}, {"positions", "learned"}}
+                                          : nlohmann::json{{"heads", 1}, {"head_dim", 0}, {"positions", "learned"}};
   auto size = [name, sliding, defaults](const SizingInput& in) {
     const std::string where = "cell " + name;
     OptionReader r(where, in.options, defaults);
@@ -27,6 +29,11 @@ CellSizing attention(bool sliding) {
     int64_t Dh = r.integer("head_dim");
     RB_CHECK_INPUT(Dh >= 0, where + ": head_dim must be ≥ 0 (0 = d_model / heads), got " + std::to_string(Dh));
     if (Dh == 0) Dh = std::max<int64_t>(1, in.d_model / H);
+    const std::string positions = r.text("positions");
+    RB_CHECK_INPUT(positions == "learned" || positions == "rotary",
+                   where + ": option 'positions' got \"" + positions + "\", expected \"learned\" or \"rotary\"");
+    RB_CHECK_INPUT(positions != "rotary" || Dh % 2 == 0,
+                   where + ": rotary positions need an even head_dim, got " + std::to_string(Dh));
     int64_t window = 0, slots = 0;
     if (sliding) {
       window = r.integer("window");
@@ -43,13 +50,15 @@ CellSizing attention(bool sliding) {
     }
     nlohmann::json options = {{"heads", H}, {"head_dim", Dh}};
     if (sliding) options["window"] = window;
+    if (positions != "learned") options["positions"] = positions;
     return CellShape{options, 2 * H * Dh * slots,
-                     {{"heads", H}, {"head_dim", Dh}, {"window", window}, {"max_length", in.max_length}}};
+                     {{"heads", H}, {"head_dim", Dh}, {"window", window}, {"max_length", in.max_length},
+                      {"rotary", positions == "rotary" ? 1 : 0}}};
   };
   return {name,
-          sliding ? "sliding-window softmax attention, learned positions; fixed state 2·H·Dh·window, window sized to "
+          sliding ? "sliding-window softmax attention, learned (or rotary) positions; fixed state 2·H·Dh·window, window sized to "
                     "the budget"
-                  : "causal softmax attention, learned positions; unbounded reference: its KV-cache state 2·H·Dh·L "
+                  : "causal softmax attention, learned (or rotary) positions; unbounded reference: its KV-cache state 2·H·Dh·L "
                     "grows with length (reported at max_length)",
           {{"family", "attention"}, {"transition", "softmax"}, {"decay", false}, {"conv", false}}, defaults, size};
 }

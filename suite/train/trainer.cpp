@@ -32,6 +32,7 @@
 #include "core/json_io.h"
 #include "core/rng.h"
 #include "core/run_document.h"
+#include "judge/learning.h"
 #include "suite/train/model.h"
 #include "suite/train/resolve.h"
 #include "suite/train/train_api.h"
@@ -229,6 +230,8 @@ struct LoopState {
   int64_t loss_count = 0, step = 0, lock_in_step = -1, best_step = 0;
   Clock::time_point window_start = Clock::now();
   int64_t window_steps = 0;
+  bool stopped = false;        // plateau stopping ended the run (spec.train.stop_on_plateau)
+  std::vector<CurvePoint> seen;  // the curve so far, as judge/learning.h reads it
   Evaluation last_eval;
   DataFingerprint train_data;  // the first kTrainFingerprintBatches training batches
 };
@@ -269,7 +272,8 @@ bool train_step(const RunSpec& spec, const Task& task, RecallModel& model, torch
   return true;
 }
 
-// A held-out evaluation: the curve point, the progress line, a new window. True when the run locked in.
+// A held-out evaluation: the curve point, the progress line, a new window. True when the run ends here: it
+// locked in, or (stop_on_plateau) it has plateaued.
 bool evaluate_and_record(const RunSpec& spec, RecallModel& model, const Tensors& eval, const Curriculum& curriculum,
                          const Difficulty& difficulty, double lr, const ProgressFn& progress, RunDocument& doc,
                          LoopState& st) {
@@ -294,7 +298,15 @@ bool evaluate_and_record(const RunSpec& spec, RecallModel& model, const Tensors&
   st.loss_count = 0;
   st.window_steps = 0;
   st.window_start = Clock::now();
-  if (st.last_acc < spec.train.threshold) return false;
+  st.seen.push_back({step, st.last_acc, st.last_loss});
+  if (st.last_acc < spec.train.threshold) {
+    if (spec.train.stop_on_plateau && step < spec.train.steps &&
+        judge::plateau_should_stop(st.seen, {spec.train.steps, spec.train.warmup})) {
+      st.stopped = true;
+      return true;
+    }
+    return false;
+  }
   st.lock_in_step = step;
   return true;
 }
@@ -318,7 +330,12 @@ nlohmann::json details_after_training(const RunSpec& spec, const Task& task, Rec
     auto d = difficulty_json(r.difficulty);
     history.push_back({{"step", r.step}, {"stage", r.stage}, {"max_distance", d["max_distance"]}, {"length", d["length"]}});
   }
+  const judge::LearningDiagnosis learning =
+      judge::diagnose_learning(st.seen, {spec.train.steps, spec.train.warmup}, st.lock_in_step >= 0,
+                               st.status == RunStatus::kOk, st.stopped);
   return {
+      {"stopped", st.stopped ? nlohmann::json("plateau") : nlohmann::json(nullptr)},
+      {"learning", {{"label", learning_name(learning.label)}, {"reason", judge::learning_reason_name(learning.reason)}}},
       {"final_loss", std::isfinite(st.last_loss) ? nlohmann::json(st.last_loss) : nlohmann::json(nullptr)},
       {"best_step", st.best_step > 0 ? nlohmann::json(st.best_step) : nlohmann::json(nullptr)},
       {"divergence", st.divergence},
