@@ -82,9 +82,27 @@ void test_against_best(TaskStanding& t, std::vector<double>& raw, std::vector<Pl
   }
 }
 
+// Whether the reference solves the point: its placing's lock-in rate against the board's minimum.
+void check_reference(TaskStanding& t, const BoardReference& ref) {
+  if (ref.cell.empty()) return;
+  const auto it = std::find_if(t.placings.begin(), t.placings.end(),
+                               [&](const Placing& p) { return p.cell == ref.cell && p.present && p.summary.n > 0; });
+  if (it == t.placings.end()) {
+    t.status = PointStatus::kNoReference;
+    return;
+  }
+  t.reference_k = it->summary.k, t.reference_n = it->summary.n;
+  t.reference_median_step = it->summary.median_lock_in_step;
+  t.reference_learning = it->summary.learning;
+  // k / n ≥ min_rate, in integers where they are exact (8 of 10 at 0.8)
+  const bool solves = static_cast<double>(t.reference_k) >= ref.min_rate * static_cast<double>(t.reference_n) - 1e-9;
+  t.status = solves ? PointStatus::kRanked : PointStatus::kReferenceFails;
+}
+
 // The top group of each point (after Holm) and whether the point separates the cells.
 void mark_top_groups(Standing& st) {
   for (auto& t : st.tasks) {
+    if (!t.ranked()) continue;
     for (auto& p : t.placings) {
       p.top = p.present && p.summary.n > 0 && (p.best || !stats::significant(p.p_adjusted, st.alpha));
       t.separates = t.separates || (p.present && !p.top);
@@ -126,15 +144,21 @@ void rank_rows(Standing& st, const std::vector<Entrant>& entrants) {
 
 }  // namespace
 
-Standing rank_cells(const std::vector<Entrant>& entrants, double alpha, Rates rates) {
+Standing rank_cells(const std::vector<Entrant>& entrants, double alpha, Rates rates, const BoardReference& reference) {
   Standing st;
   st.alpha = alpha;
+  st.reference = reference;
   st.tasks = task_points(entrants, rates);
   // Placings, then one Holm family over every (task point, cell) comparison with the point's best.
   std::vector<double> raw;
   std::vector<Placing*> tested;
   for (auto& t : st.tasks) {
     place_rows(t, entrants, rates);
+    check_reference(t, reference);
+    if (!t.ranked()) {
+      ++st.unranked;
+      continue;  // no top group: not in the Holm family, not in the overall order
+    }
     test_against_best(t, raw, tested);
   }
   const std::vector<double> adjusted = stats::p_adjust(raw, stats::AdjustMethod::kHolm);

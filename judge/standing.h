@@ -9,6 +9,12 @@
 // per-seed final recall: the best median recall, one-sided Mann–Whitney, in the same Holm family. The
 // overall order counts, per cell, the task points on which it is in the top group; equal counts are equal
 // ranks, shown as ties.
+//
+// The reference. A board may name a reference cell (the unbounded attention): a task point is ranked only
+// where the reference's row locks in on at least min_rate of its seeds (8 of 10). Where the ceiling fails, the
+// point ranks cells by how fast they learn in the budget, not by what a fixed state can recall: it is shown,
+// with the reference's count, and not ranked (no top group, not counted in the overall order). A point the
+// reference's row does not have is ranked (nothing to check it by) and says so.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +49,20 @@ struct Placing {
   bool is_new = false;
 };
 
+// Why a task point is or is not ranked.
+enum class PointStatus { kRanked, kNoReference, kReferenceFails };
+
+struct BoardReference {
+  std::string cell;        // "" = none: every point is ranked
+  double min_rate = 0.8;   // the reference's lock-in rate a ranked point needs
+};
+
 struct TaskStanding {
+  PointStatus status = PointStatus::kRanked;
+  int64_t reference_k = 0, reference_n = 0;  // the reference's lock-ins at this point (when it has it)
+  double reference_median_step = -1.0;       // its median steps to lock in (-1: none locked in)
+  ConfigLearning reference_learning;         // its seeds that did not lock in, by the diagnosis
+  bool ranked() const { return status != PointStatus::kReferenceFails; }
   std::string point;            // recipe key of the task point (task, options, model, recipe)
   std::string label;            // "mqar pairs:8 length:64 vocab:64" (+ " · curriculum distance")
   double capacity_bits = 0.0;
@@ -64,6 +83,8 @@ struct OverallRow {
 
 struct Standing {
   double alpha = 0.05;
+  BoardReference reference;
+  int64_t unranked = 0;          // task points whose reference fails
   int64_t separating = 0;        // task points that separate
   std::vector<TaskStanding> tasks;
   std::vector<OverallRow> overall;  // by rank, then by cell name
@@ -72,6 +93,8 @@ struct Standing {
 
 // Ranks the entrants (in their order; the placings of each task point follow it).
 // `rates`: Rates::kPerCell on a board whose cells train at their own tuned rates (task points ignore the lr).
-Standing rank_cells(const std::vector<Entrant>& entrants, double alpha = 0.05, Rates rates = Rates::kShared);
+// `reference`: the board's reference cell and the rate a ranked point needs of it (none: all ranked).
+Standing rank_cells(const std::vector<Entrant>& entrants, double alpha = 0.05, Rates rates = Rates::kShared,
+                    const BoardReference& reference = BoardReference{});
 
 }  // namespace rb::judge

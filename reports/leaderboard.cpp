@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/json_io.h"
 #include "reports/document.h"
+#include "reports/gate_text.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
 #include "reports/tuning_text.h"
@@ -163,8 +164,10 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
                      "score a cell with `recallbench run --battery " +
                          (board.battery.empty() ? std::string("leaderboard") : board.battery) + " --cell NAME --out DIR`");
   if (runs.configs.empty()) throw UsageError(where + ": no runs");
-  const json recipe = battery_recipe(runs.battery_document);
+  json recipe = battery_recipe(runs.battery_document);
   const std::string version = battery_version(runs.battery_document);
+  // The board's reference (not part of the version: it chooses which points are ranked, not how runs train).
+  if (runs.battery_document.contains("reference")) recipe["reference"] = runs.battery_document.at("reference");
   if (board.battery.empty()) {
     board.battery = runs.battery;
     board.battery_version = version;
@@ -184,6 +187,7 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
                      "rows join only on the same recipe, budget, seeds and task points; rerun with this build's "
                      "preset, or record a new leaderboard");
   }
+  if (recipe.contains("reference")) board.battery_document["reference"] = recipe.at("reference");
   std::set<std::string> points;
   for (const auto& r : board.rows)
     for (const auto& c : r.configs) points.insert(setting_key(c, board.rates()));
@@ -233,7 +237,7 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
 Standing rank_cells(const Leaderboard& board, double alpha) {
   std::vector<judge::Entrant> entrants;
   for (const auto& r : board.rows) entrants.push_back({r.cell, r.is_new, &r.configs});
-  return judge::rank_cells(entrants, alpha, board.rates());
+  return judge::rank_cells(entrants, alpha, board.rates(), board.reference());
 }
 
 TuningComparison compare_tuning(const Leaderboard& tuned, const Leaderboard& before, double alpha) {
@@ -323,14 +327,38 @@ std::string incomplete(const OverallRow& o, const Standing& st) {
              : "";
 }
 
+// Whether the point is ranked, by its reference: "" on a board without one.
+std::string reference_text(const TaskStanding& t, const Standing& st) {
+  const std::string& ref = st.reference.cell;
+  const std::string needs = fmt::format("{:.0f}%", 100 * st.reference.min_rate);
+  switch (t.status) {
+    case judge::PointStatus::kNoReference:
+      return ref.empty() ? "" : fmt::format("ranked; the reference {} has no row here to check it by", ref);
+    case judge::PointStatus::kReferenceFails:
+      return fmt::format("not ranked: the reference {} locks in {}/{} here (a ranked point needs {}); the point "
+                         "measures how fast cells learn in this budget, not what a fixed state can recall{}",
+                         ref, t.reference_k, t.reference_n, needs,
+                         t.reference_learning.not_locked_in > 0 ? "; its seeds: " + learning_text(t.reference_learning)
+                                                                 : "");
+    case judge::PointStatus::kRanked:
+      if (ref.empty()) return "";
+      return fmt::format("ranked: the reference {} locks in {}/{}{}", ref, t.reference_k, t.reference_n,
+                         t.reference_median_step >= 0 ? fmt::format(" (median {:.0f} steps)", t.reference_median_step) : "");
+  }
+  return "";
+}
+
 std::string conclusion(const Standing& st) {
   if (st.separating == 0) return "no task point separates the cells";
   if (!st.claim_survives)
     return fmt::format("no class claim survives: every cell is in the top group of every task point that separates "
                        "the cells (Holm, alpha {})",
                        st.alpha);
-  return fmt::format("ranked by task points in the top group, of {} that separate the cells (Holm over the table, alpha {})",
-                     st.separating, st.alpha);
+  return fmt::format("ranked by task points in the top group, of {} that separate the cells (Holm over the table, alpha {}){}",
+                     st.separating, st.alpha,
+                     st.unranked > 0 ? fmt::format("; {} task point{} not ranked: the reference {} fails there", st.unranked,
+                                                   st.unranked == 1 ? "" : "s", st.reference.cell)
+                                     : "");
 }
 
 }  // namespace
@@ -357,6 +385,14 @@ json standing_json(const Leaderboard& board, const Standing& st) {
     }
     tasks.push_back({{"label", t.label}, {"capacity_bits", t.capacity_bits}, {"separates", t.separates},
                      {"top_group_by", t.by_recall ? "recall" : "lock-in"},
+                     {"ranked", t.ranked()},
+                     {"reference",
+                      st.reference.cell.empty() || t.status == judge::PointStatus::kNoReference
+                          ? json(nullptr)
+                          : json{{"cell", st.reference.cell}, {"locked_in", t.reference_k}, {"seeds", t.reference_n},
+                                 {"needs_rate", st.reference.min_rate},
+                                 {"median_lock_in_step", t.reference_median_step >= 0 ? json(t.reference_median_step) : json(nullptr)},
+                                 {"text", reference_text(t, st)}}},
                      {"placings", placings}});
   }
   return {{"schema_version", kLeaderboardSchemaVersion},
@@ -407,7 +443,8 @@ std::string leaderboard_text(const Leaderboard& board, const Standing& st, const
   for (const auto& r : board.rows)
     if (const std::string note = cell_note(r); !note.empty()) out += fmt::format("  {}: {}\n", r.cell, note);
   for (const auto& t : st.tasks) {
-    out += fmt::format("\n  {}{}\n", t.label, t.by_recall ? "  (no cell locked in: top group by recall)" : "");
+    out += fmt::format("\n  {}{}\n", t.label, t.by_recall && t.ranked() ? "  (no cell locked in: top group by recall)" : "");
+    if (const std::string ref = reference_text(t, st); !ref.empty()) out += fmt::format("    {}\n", ref);
     for (const auto& p : t.placings) {
       if (!p.present) {
         out += fmt::format("    {:<20} missing\n", p.cell);
@@ -496,11 +533,12 @@ Row placing_row(const Placing& p) {
   return row;
 }
 
-Group task_section(const TaskStanding& t) {
+Group task_section(const TaskStanding& t, const Standing& st) {
   Group g;
   g.add(Heading{2, t.label});
   Inline note(fmt::format("capacity floor {:.0f} bits", t.capacity_bits));
-  if (t.by_recall)
+  if (const std::string ref = reference_text(t, st); !ref.empty()) note.raw(" · " + ref, "; " + ref);
+  if (t.by_recall && t.ranked())
     note.raw(" · no cell locked in: the top group is by per-seed recall (Mann–Whitney)",
              "; no cell locked in: the top group is by per-seed recall (Mann–Whitney)");
   g.add(Paragraph{note, "note"});
@@ -618,7 +656,7 @@ Document leaderboard_document(const Leaderboard& board, const Standing& st, cons
     d.add(Paragraph{"Cells described by their authors (sidecar files):"}, Show::kMarkdownOnly);
     d.add(std::move(notes), Show::kMarkdownOnly);
   }
-  for (const auto& t : st.tasks) d.add(task_section(t));
+  for (const auto& t : st.tasks) d.add(task_section(t, st));
   d.add(rows_section(board), Show::kHtmlOnly);
   d.json = standing_json(board, st);
   if (cmp) {

@@ -55,6 +55,14 @@ struct Leaderboard {
   // The battery has a tuning stage: each row at its own rate, task points compared without the lr.
   bool tuned() const { return battery_document.is_object() && battery_document.contains("tuning"); }
   Rates rates() const { return tuned() ? Rates::kPerCell : Rates::kShared; }
+  // The board's reference cell (battery_document.reference, "" when none): a task point is ranked only where
+  // it locks in on 8 of 10 seeds (judge/standing.h).
+  judge::BoardReference reference() const {
+    judge::BoardReference r;
+    if (battery_document.is_object() && battery_document.contains("reference") && battery_document.at("reference").is_string())
+      r.cell = battery_document.at("reference").get<std::string>();
+    return r;
+  }
   const LeaderboardRow* row(const std::string& cell) const;
 };
 

@@ -103,6 +103,50 @@ TEST(Leaderboard, TopGroupIsHolmOverTheTableAndTiesAreTies) {
   EXPECT_NE(leaderboard_markdown(board, st).find("| 1= | `a` | 2 / 2 |"), std::string::npos);
 }
 
+// A board with a reference ranks only the points its reference solves (8 of 10): at pairs 8 the reference
+// locks in 7/10, so that point is shown and not ranked, and counts for nobody.
+TEST(Leaderboard, APointWhoseReferenceFailsIsNotRanked) {
+  Leaderboard board;
+  json doc = battery_doc();
+  doc["reference"] = "ref";
+  add_results(board, results({planted("ref", 4, 8), planted("ref", 8, 7), planted("a", 4, 8), planted("a", 8, 7),
+                              planted("b", 4, 1), planted("b", 8, 0)}, doc),
+              false);
+  const Standing st = rank_cells(board, 0.05);
+  ASSERT_EQ(st.tasks.size(), 2u);
+  EXPECT_EQ(st.unranked, 1);
+  for (const auto& t : st.tasks) {
+    const bool eight = t.label.find("pairs:8") != std::string::npos;
+    EXPECT_EQ(t.ranked(), !eight) << t.label;
+    EXPECT_EQ(t.reference_k, eight ? 7 : 8);
+    for (const auto& p : t.placings)
+      if (eight) EXPECT_FALSE(p.top) << p.cell;
+  }
+  EXPECT_EQ(st.separating, 1);
+  EXPECT_EQ(overall(st, "a").top_count, 1);
+  EXPECT_EQ(overall(st, "b").top_count, 0);
+  const std::string text = leaderboard_text(board, st);
+  EXPECT_NE(text.find("not ranked: the reference ref locks in 7/10 here (a ranked point needs 80%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 task point not ranked"), std::string::npos) << text;
+  const json js = standing_json(board, st);
+  int ranked = 0;
+  for (const auto& t : js.at("tasks")) ranked += t.at("ranked").get<bool>();
+  EXPECT_EQ(ranked, 1);
+}
+
+// The stored board: it names its reference, and every point it ranks has the reference at 8 of 10 or better.
+TEST(Leaderboard, TheStoredBoardRanksOnlyPointsItsReferenceSolves) {
+  const Leaderboard board = read_leaderboard(fs::path(RB_SOURCE_DIR) / "ci/leaderboard/leaderboard.json");
+  ASSERT_EQ(board.reference().cell, "attention");
+  const Standing st = rank_cells(board, 0.05);
+  ASSERT_NE(board.row("attention"), nullptr);
+  for (const auto& t : st.tasks) {
+    if (!t.ranked()) continue;
+    EXPECT_EQ(t.status, judge::PointStatus::kRanked) << t.label;
+    EXPECT_GE(t.reference_k * 10, 8 * t.reference_n) << t.label << ": attention " << t.reference_k << "/" << t.reference_n;
+  }
+}
+
 TEST(Leaderboard, NoClassClaimSurvivesWhenNothingSeparates) {
   Leaderboard board;
   add_results(board, results({planted("a", 4, 6), planted("b", 4, 4), planted("c", 4, 5)}), false);
