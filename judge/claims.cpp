@@ -262,6 +262,13 @@ void set_depth_reason(const Claim& claim, const Config& a, const Config& b, Clai
     // shift compare failures.
     cmp.reason = DepthReason::kFloor;
   }
+  // A floor that the schedule made: the failed runs of an arm were still improving when it ended.
+  cmp.learning_a = config_learning(a), cmp.learning_b = config_learning(b);
+  if (cmp.reason == DepthReason::kFloor &&
+      (cmp.learning_a.budget_limited_config() || cmp.learning_b.budget_limited_config())) {
+    cmp.reason = DepthReason::kBudgetLimited;
+    cmp.suggested_steps = std::max(cmp.learning_a.suggested_steps, cmp.learning_b.suggested_steps);
+  }
   // A tie or "not worse than b" against a comparator that does not function is vacuous.
   if (cmp.reason == DepthReason::kInformative && claim.equivalence() && cmp.k_b == 0) {
     const bool fails = claim.statistic == Statistic::kFisher || cmp.on_lock_in || 2 * cmp.failed_b >= cmp.n_b;
@@ -539,8 +546,10 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
     else
       c.k_a += !(finite && s.final_accuracy >= c.level) ? 1 : 0;  // at-least: below the level
   }
+  c.learning_a = config_learning(a);
   if (claim.statistic == Statistic::kLottery && learned == 0)
-    c.reason = DepthReason::kFloor;
+    c.reason = c.learning_a.budget_limited_config() ? DepthReason::kBudgetLimited : DepthReason::kFloor;
+  if (c.reason == DepthReason::kBudgetLimited) c.suggested_steps = c.learning_a.suggested_steps;
   else if (claim.statistic == Statistic::kLottery && sa.k == sa.n)
     c.reason = DepthReason::kCeiling;
   c.p_expected = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kLess).p_value;

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/results.h"
+#include "judge/learning.h"
 
 namespace rb::judge {
 
@@ -129,6 +130,9 @@ enum class DepthReason {
   // locks in; recall: most seeds never learn and none locks in): "a is as good as b" says nothing when b does
   // not function, whatever the direction (issue 45).
   kComparatorFails,
+  // A floor whose failed runs were still learning when the budget ended (judge/learning.h: an arm's config is
+  // budget-limited): "not informative (budget-limited)", with the steps a pilot should try.
+  kBudgetLimited,
 };
 
 // One compared pair of configs (one depth of a per-depth claim); one-arm claims fill the a fields
@@ -154,6 +158,9 @@ struct ClaimComparison {
   DepthReason reason = DepthReason::kInformative;
   double floor = 0.0;                  // recall and one-arm claims: the recall floor of this depth
   int64_t failed_a = 0, failed_b = 0;  // recall claims: seeds below the floor that never locked in
+  // The arms' seeds that did not lock in, by the learning diagnosis; suggested_steps for kBudgetLimited.
+  ConfigLearning learning_a, learning_b;
+  int64_t suggested_steps = 0;
   // A recall tie whose arms are lottery-shaped: tested on the lock-in counts (k, n) with the claim's
   // lock_in_margin, as a Fisher tie is.
   bool on_lock_in = false;

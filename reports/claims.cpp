@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "reports/document.h"
+#include "reports/gate_text.h"
 #include "reports/html_parts.h"
 #include "reports/report.h"
 #include "stats/stats.h"
@@ -190,6 +191,10 @@ std::string left_out_reason(const Claim& claim, const ClaimComparison& c) {
       return floor_reason(claim, c);
     case DepthReason::kCeiling:
       return ceiling_reason(claim, c);
+    case DepthReason::kBudgetLimited:
+      return fmt::format("not informative (budget-limited): a floor of runs still learning when the schedule ended "
+                         "(a: {}; b: {}); a pilot at {} steps would tell",
+                         learning_text(c.learning_a), c.n_b > 0 ? learning_text(c.learning_b) : "–", c.suggested_steps);
     case DepthReason::kComparatorFails:
       return counts_locks(claim, c)
                  ? fmt::format("the comparator fails the task: no seed of b locks in (0/{}), so a tie with it or "

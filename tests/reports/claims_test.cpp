@@ -222,6 +222,30 @@ TEST(Verify, FloorAndCeilingAreNotInformative) {
   EXPECT_NE(claim_note(ceiling).find("ceiling"), std::string::npos);
 }
 
+// A floor whose runs were still improving when the budget ended is the schedule's: not informative
+// (budget-limited), with the pilot's steps; the same floor on flat curves stays a plain floor.
+TEST(Verify, AFloorOfBudgetLimitedRunsIsNotInformativeBudgetLimited) {
+  const json lock = claim("lock", "greater", {{"a", 0.9}, {"b", 0.1}});
+  const auto with_curves = [](Config c, bool rising) {
+    for (auto& s : c.seeds) {
+      s.curve.clear();
+      for (int64_t step = 25; step <= 1000; step += 25)  // 40 evaluations: 13 in the last third
+        s.curve.push_back({step, rising ? 0.05 + 0.5 * step / 1000.0 : 0.1, rising ? 3.0 - 1.5 * step / 1000.0 : 2.0});
+    }
+    return c;
+  };
+  const ClaimVerdict limited =
+      verdict_of(lock, {with_curves(planted("x+conv", 0, 10), true), with_curves(planted("x", 0, 10), false)});
+  EXPECT_EQ(limited.verdict, ClaimOutcome::kNotInformative);
+  ASSERT_EQ(limited.comparisons.size(), 1u);
+  EXPECT_EQ(limited.comparisons[0].reason, judge::DepthReason::kBudgetLimited);
+  EXPECT_EQ(limited.comparisons[0].suggested_steps, 2000);
+  EXPECT_NE(claim_note(limited).find("budget-limited"), std::string::npos) << claim_note(limited);
+  const ClaimVerdict flat =
+      verdict_of(lock, {with_curves(planted("x+conv", 0, 10), false), with_curves(planted("x", 0, 10), false)});
+  EXPECT_EQ(flat.comparisons.at(0).reason, judge::DepthReason::kFloor);
+}
+
 TEST(Verify, TwoSidedClaim) {
   // The preprint's 7/10 vs 1/10 at p = 0.02, two-sided Fisher: reproduced at alpha 0.05 two-sided.
   json c = claim("lottery", "greater", {{"a", 0.7}, {"b", 0.1}});
