@@ -102,6 +102,12 @@ LearningDiagnosis diagnose_seed(const SeedOutcome& seed, const LearningSchedule&
 bool plateau_should_stop(const std::vector<CurvePoint>& curve, const LearningSchedule& schedule,
                          const LearningRule& rule = LearningRule{});
 
+// Where plateau stopping would have ended a run, from its full curve (training is deterministic, so the curve a
+// stopped run would have seen is the full curve's prefix): the step of the first evaluation at which
+// plateau_should_stop holds, or -1 when it never does (or the run locked in first).
+int64_t plateau_stop_step(const std::vector<CurvePoint>& curve, const LearningSchedule& schedule, int64_t lock_in_step,
+                          const LearningRule& rule = LearningRule{});
+
 // The config level: its seeds that did not lock in, by label.
 struct ConfigLearning {
   int64_t not_locked_in = 0;   // seeds that ended ok without locking in
@@ -110,6 +116,10 @@ struct ConfigLearning {
   int64_t unknown = 0;
   int64_t stopped = 0;         // plateaued seeds that plateau stopping ended
   int64_t suggested_steps = 0; // the budget a pilot should try (twice the recipe's), when budget-limited
+  // What plateau stopping would have done on the seeds with curves that ran without it (plateau_stop_step):
+  // the steps they ran, the steps it would have saved, and the seeds it would have stopped that locked in later
+  // (false stops: each one a lock-in lost).
+  int64_t simulated_seeds = 0, simulated_steps = 0, saved_steps = 0, false_stops = 0;
   // Most of the seeds that did not lock in were still learning when the budget ended: more than half of
   // those diagnosed.
   bool budget_limited_config() const { return budget_limited > 0 && 2 * budget_limited > budget_limited + plateaued; }

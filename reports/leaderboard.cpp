@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/json_io.h"
+#include "judge/learning.h"
 #include "reports/document.h"
 #include "reports/gate_text.h"
 #include "reports/html_parts.h"
@@ -212,8 +213,12 @@ std::vector<std::string> add_results(Leaderboard& board, const RunSet& runs, boo
                        "build's task defaults?");
     auto& row = fresh[c.cell];
     row.cell = c.cell;  // (its tuning was set above)
-    Config stored = c;
-    for (auto& s : stored.seeds) s.curve.clear();
+    Config stored = c;  // the row keeps no curves: each seed keeps its learning label, read from its curve first
+    const judge::LearningSchedule schedule = judge::LearningSchedule::of(c);
+    for (auto& s : stored.seeds) {
+      s.learning = judge::diagnose_seed(s, schedule).label;
+      s.curve.clear();
+    }
     row.configs.push_back(std::move(stored));
   }
   std::vector<std::string> added;

@@ -287,6 +287,9 @@ json summary_to_json(const judge::ConfigSummary& s) {
            {{"not_locked_in", s.learning.not_locked_in}, {"budget_limited", s.learning.budget_limited},
             {"plateaued", s.learning.plateaued}, {"unknown", s.learning.unknown}, {"stopped", s.learning.stopped},
             {"budget_limited_config", s.learning.budget_limited_config()},
+            {"stopping_simulation",
+             {{"seeds", s.learning.simulated_seeds}, {"steps", s.learning.simulated_steps},
+              {"saved_steps", s.learning.saved_steps}, {"false_stops", s.learning.false_stops}}},
             {"suggested_steps", s.learning.suggested_steps > 0 ? json(s.learning.suggested_steps) : json(nullptr)}}},
           {"floor_bits_per_number", s.floor_bits_per_number}};
 }
