@@ -7,15 +7,12 @@
 #include "stats/stats.h"
 
 namespace rb::judge {
-namespace {
 
 std::string point_label(const Config& c) {
   std::string label = c.task_label();
   if (const std::string curriculum = c.curriculum(); curriculum != "none") label += " · curriculum " + curriculum;
   return label;
 }
-
-}  // namespace
 
 namespace {
 

@@ -91,6 +91,9 @@ struct Standing {
   bool claim_survives = false;      // some cell is outside the top group somewhere
 };
 
+// A task point's label: "mqar pairs:8 length:64 vocab:64" (+ " · curriculum distance").
+std::string point_label(const Config& c);
+
 // Ranks the entrants (in their order; the placings of each task point follow it).
 // `rates`: Rates::kPerCell on a board whose cells train at their own tuned rates (task points ignore the lr).
 // `reference`: the board's reference cell and the rate a ranked point needs of it (none: all ranked).

@@ -13,9 +13,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/errors.h"
+#include "judge/learning.h"
+#include "reports/gate_text.h"
+#include "reports/leaderboard.h"
 #include "suite/battery.h"
 #include "suite/cli.h"
-#include "core/errors.h"
+#include "suite/context.h"
 #include "suite/planner.h"
 #include "suite/run_flags.h"
 
@@ -27,6 +31,45 @@ struct PlanOptions {
   std::string shard = "0/1";
   bool json = false, battery_json = false, specs = false;
 };
+
+// A battery whose stored board (suite/context.h find_leaderboard) names a reference cell and has the reference's
+// row: per task point, what the reference measured against the point's budget, so a point whose
+// ceiling fails is seen before anything runs (the board does not rank it: judge/standing.h).
+void print_reference(const Battery& battery) {
+  const std::string file = find_leaderboard();
+  if (file.empty()) return;
+  const reports::Leaderboard board = reports::read_leaderboard(file);
+  const judge::BoardReference ref = board.reference();
+  if (board.battery != battery.name || ref.cell.empty()) return;
+  const reports::LeaderboardRow* row = board.row(ref.cell);
+  if (row == nullptr) {
+    fmt::print("\nreference {}: no row on the stored board ({})\n", ref.cell, file);
+    return;
+  }
+  fmt::print("\nreference {} on the stored board ({}), per task point (ranked where it locks in on {:.0f}% of seeds):\n",
+             ref.cell, file, 100 * ref.min_rate);
+  for (const auto& c : row->configs) {
+    std::vector<double> steps;
+    for (const auto& s : c.seeds)
+      if (s.locked_in()) steps.push_back(static_cast<double>(s.lock_in_step));
+    std::sort(steps.begin(), steps.end());
+    const size_t n = c.seeds.size(), k = steps.size();
+    const int64_t budget = judge::LearningSchedule::of(c).steps;
+    const bool ranked = n > 0 && static_cast<double>(k) >= ref.min_rate * static_cast<double>(n);
+    std::string measured = "no seed locked in";  // (in the budget below)
+    if (k > 0) {
+      const double median = k % 2 ? steps[k / 2] : (steps[k / 2 - 1] + steps[k / 2]) / 2;
+      measured = fmt::format("lock-in step median {:g} (range {:g}-{:g}) of a {}-step budget", median, steps.front(),
+                             steps.back(), budget);
+    } else {
+      measured += fmt::format(" in a {}-step budget", budget);
+    }
+    const judge::ConfigLearning learning = judge::config_learning(c);
+      fmt::print("  {}\n      {}/{}, {}{}{}\n", judge::point_label(c), k, n, measured,
+               learning.not_locked_in > 0 ? "; not locked in: " + reports::learning_text(learning) : "",
+               ranked ? "" : "; not ranked");
+  }
+}
 
 int run_plan_command(PlanOptions o) {
   if (o.what.battery.empty() && o.what.task.empty() && o.what.spec_file.empty()) o.what.battery = kDefaultBattery;
@@ -90,6 +133,7 @@ int run_plan_command(PlanOptions o) {
   }
   fmt::print("\ncontrasts:\n");
   for (const auto& c : plan.contrasts) fmt::print("  {}\n", c.name);
+  print_reference(plan.battery);
   return kExitOk;
 }
 

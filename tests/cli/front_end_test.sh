@@ -64,6 +64,9 @@ same_as_torch list batteries --json  # the costs, counted on either side
 same_as_torch list kernels           # handed over whole: said once
 same_as_torch --help                 # every command listed, with the torch side's own help lines
 same_as_torch --version
+# The board's reference per task point, from the stored board: its lock-ins against each point's budget.
+expect 0 "10/10, lock-in step median [0-9]* (range [0-9-]*) of a 6000-step budget" -- plan --battery leaderboard
+expect 0 "0/10, no seed locked in in a 1500-step budget; not locked in: .*; not ranked" -- plan --battery leaderboard --cell swa
 same_as_torch plan --cell diag+conv --task mqar --pairs 8 --length 64 --seeds 0-4 --lr 1e-3 --specs  # an ad hoc run
 same_as_torch plan --cell diag --task mqar --pairs 0  # refused alike
 same_as_torch plan --battery smoke --specs
