@@ -12,6 +12,7 @@
 #include "core/json_io.h"
 #include "reports/claims.h"
 #include "reports/document.h"
+#include "reports/gate_text.h"
 #include "reports/report.h"
 #include "reports/speed_gate.h"
 #include "suite/task_chance.h"
@@ -33,6 +34,17 @@ void print_config_table(const RunSet& runs, const std::optional<judge::Compariso
                 it == verdict_of.end() ? "-" : it->second.c_str(), c.cell.c_str(), c.task_label().c_str(),
                 static_cast<long long>(s.k), static_cast<long long>(s.n), s.ci.low, s.ci.high, s.recall.median,
                 static_cast<long long>(c.state_size));
+  }
+}
+
+// The configs whose seeds that did not lock in were mostly still learning when the budget ended
+// (judge/learning.h): a floor or a failed lock-in there may be the schedule's, not the cell's.
+void print_budget_limited(const RunSet& runs) {
+  for (const auto& c : runs.configs) {
+    const auto s = judge::summarize(c);
+    if (!s.learning.budget_limited_config()) continue;
+    std::printf("not locked in, still learning: %s: %s; its failures may be the schedule's\n", c.key.c_str(),
+                reports::learning_text(s.learning).c_str());
   }
 }
 
@@ -99,6 +111,7 @@ int run_report(const std::string& current_path, const std::string& baseline_path
     reports::write_outputs(reports::report_document(in), paths);
 
   if (print_configs) print_config_table(runs, cmp);
+  print_budget_limited(runs);
   print_contrasts(in.contrasts);
   if (cmp) {
     for (const auto& pair : cmp->recipe_pairs) {
