@@ -127,6 +127,22 @@ TEST(Learning, PlateauStoppingStopsFlatRunsOnlyAfterHalfTheBudget) {
   EXPECT_EQ(d.reason, LearningReason::kStopped);
 }
 
+TEST(Learning, PlateauStopStepIsTheFirstEvaluationThatWouldStop) {
+  const auto flat = curve([](int64_t) { return 0.25; }, [](int64_t) { return 2.0; }, 0.002, 3);
+  const int64_t stop = plateau_stop_step(flat, kSchedule, -1);
+  EXPECT_GE(stop, kSteps / 2);  // never before half the budget
+  EXPECT_LT(stop, kSteps);
+  std::vector<CurvePoint> prefix;
+  for (const auto& p : flat)
+    if (p.step <= stop) prefix.push_back(p);
+  EXPECT_TRUE(plateau_should_stop(prefix, kSchedule));
+  prefix.pop_back();
+  EXPECT_FALSE(plateau_should_stop(prefix, kSchedule));
+  EXPECT_EQ(plateau_stop_step(flat, kSchedule, stop), -1);  // locked in before it would stop
+  const auto rising = curve([](int64_t s) { return 0.1 + 0.5 * s / kSteps; }, [](int64_t) { return 2.0; }, 0.002, 3);
+  EXPECT_EQ(plateau_stop_step(rising, kSchedule, -1), -1);
+}
+
 TEST(Learning, ConfigIsBudgetLimitedWhenMostFailedSeedsAre) {
   Config c;
   c.set_train({{"steps", kSteps}, {"warmup", 0.05}, {"threshold", 0.9}});
