@@ -142,10 +142,14 @@ LearningDiagnosis diagnose_seed(const SeedOutcome& seed, const LearningSchedule&
   return d;
 }
 
-bool plateau_should_stop(const std::vector<CurvePoint>& curve, const LearningSchedule& schedule, const LearningRule& rule) {
-  if (curve.empty() || schedule.steps <= 0) return false;
-  if (static_cast<double>(curve.back().step) < rule.stop_after * static_cast<double>(schedule.steps)) return false;
-  const WindowTest w = test_window(curve, curve.size() - 1, rule.window * static_cast<double>(schedule.steps), rule);
+namespace {
+
+// plateau_should_stop on the curve's prefix up to and including index `end`.
+bool should_stop_at(const std::vector<CurvePoint>& curve, size_t end, const LearningSchedule& schedule,
+                    const LearningRule& rule) {
+  if (schedule.steps <= 0) return false;
+  if (static_cast<double>(curve[end].step) < rule.stop_after * static_cast<double>(schedule.steps)) return false;
+  const WindowTest w = test_window(curve, end, rule.window * static_cast<double>(schedule.steps), rule);
   if (!w.tested) return false;
   // Not improving by the medians' minimum on either measure, and not significant on either at alpha (the
   // unadjusted level: stopping errs towards going on). Measured against a looser rule (moving only when
@@ -156,13 +160,17 @@ bool plateau_should_stop(const std::vector<CurvePoint>& curve, const LearningSch
   return !moving;
 }
 
+}  // namespace
+
+bool plateau_should_stop(const std::vector<CurvePoint>& curve, const LearningSchedule& schedule, const LearningRule& rule) {
+  return !curve.empty() && should_stop_at(curve, curve.size() - 1, schedule, rule);
+}
+
 int64_t plateau_stop_step(const std::vector<CurvePoint>& curve, const LearningSchedule& schedule, int64_t lock_in_step,
                           const LearningRule& rule) {
-  std::vector<CurvePoint> prefix;
-  for (const auto& p : curve) {
-    if (lock_in_step >= 0 && p.step >= lock_in_step) return -1;  // locked in at or before this evaluation
-    prefix.push_back(p);
-    if (p.step < schedule.steps && plateau_should_stop(prefix, schedule, rule)) return p.step;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    if (lock_in_step >= 0 && curve[i].step >= lock_in_step) return -1;  // locked in at or before this evaluation
+    if (curve[i].step < schedule.steps && should_stop_at(curve, i, schedule, rule)) return curve[i].step;
   }
   return -1;
 }

@@ -91,9 +91,7 @@ void check_reference(TaskStanding& t, const BoardReference& ref) {
   t.reference_k = it->summary.k, t.reference_n = it->summary.n;
   t.reference_median_step = it->summary.median_lock_in_step;
   t.reference_learning = it->summary.learning;
-  // k / n ≥ min_rate, in integers where they are exact (8 of 10 at 0.8)
-  const bool solves = static_cast<double>(t.reference_k) >= ref.min_rate * static_cast<double>(t.reference_n) - 1e-9;
-  t.status = solves ? PointStatus::kRanked : PointStatus::kReferenceFails;
+  t.status = ref.solves(t.reference_k, t.reference_n) ? PointStatus::kRanked : PointStatus::kReferenceFails;
 }
 
 // The top group of each point (after Holm) and whether the point separates the cells.

@@ -55,6 +55,10 @@ enum class PointStatus { kRanked, kNoReference, kReferenceFails };
 struct BoardReference {
   std::string cell;        // "" = none: every point is ranked
   double min_rate = 0.8;   // the reference's lock-in rate a ranked point needs
+  // k / n ≥ min_rate, in integers where they are exact (8 of 10 at 0.8)
+  bool solves(int64_t k, int64_t n) const {
+    return n > 0 && static_cast<double>(k) >= min_rate * static_cast<double>(n) - 1e-9;
+  }
 };
 
 struct TaskStanding {

@@ -7,6 +7,7 @@
 //   recallbench plan --battery smoke --json       the plan document (what the runner writes to DIR/plan.json)
 //   recallbench plan --battery smoke --battery-json   the battery itself, canonical (a file to start from)
 // A battery with a tuning stage shows both stages (its tuning runs, then the scoring runs) and their costs.
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -15,6 +16,8 @@
 
 #include "core/errors.h"
 #include "judge/learning.h"
+#include "judge/standing.h"
+#include "judge/summary.h"
 #include "reports/gate_text.h"
 #include "reports/leaderboard.h"
 #include "suite/battery.h"
@@ -49,25 +52,19 @@ void print_reference(const Battery& battery) {
   fmt::print("\nreference {} on the stored board ({}), per task point (ranked where it locks in on {:.0f}% of seeds):\n",
              ref.cell, file, 100 * ref.min_rate);
   for (const auto& c : row->configs) {
-    std::vector<double> steps;
-    for (const auto& s : c.seeds)
-      if (s.locked_in()) steps.push_back(static_cast<double>(s.lock_in_step));
-    std::sort(steps.begin(), steps.end());
-    const size_t n = c.seeds.size(), k = steps.size();
+    const judge::ConfigSummary s = judge::summarize(c);
     const int64_t budget = judge::LearningSchedule::of(c).steps;
-    const bool ranked = n > 0 && static_cast<double>(k) >= ref.min_rate * static_cast<double>(n);
-    std::string measured = "no seed locked in";  // (in the budget below)
-    if (k > 0) {
-      const double median = k % 2 ? steps[k / 2] : (steps[k / 2 - 1] + steps[k / 2]) / 2;
-      measured = fmt::format("lock-in step median {:g} (range {:g}-{:g}) of a {}-step budget", median, steps.front(),
-                             steps.back(), budget);
-    } else {
-      measured += fmt::format(" in a {}-step budget", budget);
+    std::string measured = fmt::format("no seed locked in in a {}-step budget", budget);
+    if (s.median_lock_in_step >= 0) {
+      int64_t first = budget, last = 0;
+      for (const auto& seed : c.seeds)
+        if (seed.locked_in()) first = std::min(first, seed.lock_in_step), last = std::max(last, seed.lock_in_step);
+      measured = fmt::format("lock-in step median {:g} (range {}-{}) of a {}-step budget", s.median_lock_in_step, first,
+                             last, budget);
     }
-    const judge::ConfigLearning learning = judge::config_learning(c);
-      fmt::print("  {}\n      {}/{}, {}{}{}\n", judge::point_label(c), k, n, measured,
-               learning.not_locked_in > 0 ? "; not locked in: " + reports::learning_text(learning) : "",
-               ranked ? "" : "; not ranked");
+    fmt::print("  {}\n      {}/{}, {}{}{}\n", judge::point_label(c), s.k, s.n, measured,
+               s.learning.not_locked_in > 0 ? "; not locked in: " + reports::learning_text(s.learning) : "",
+               ref.solves(s.k, s.n) ? "" : "; not ranked");
   }
 }
 
