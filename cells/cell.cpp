@@ -67,7 +67,7 @@ nlohmann::json cell_knobs(const std::string& name) {
   return nullptr;
 }
 
-std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length) {
+std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length, bool with_parameters) {
   std::vector<CellInfo> out;
   for (const auto& e : CellRegistry::instance().entries()) {
     CellConfig cfg;
@@ -75,8 +75,9 @@ std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_
     cfg.state_budget = state_budget;
     cfg.max_length = max_length;
     auto cell = e.make(cfg);
-    int64_t params = 0;
-    for (const auto& p : cell->parameters()) params += p.numel();
+    int64_t params = with_parameters ? 0 : -1;
+    if (with_parameters)
+      for (const auto& p : cell->parameters()) params += p.numel();
     out.push_back({e.name, e.description, e.knobs, cell->resolved_options(), cell->state_size(), params});
   }
   return out;

@@ -1,5 +1,7 @@
 #include "cells/sizing.h"
 
+#include "cells/catalog.h"
+
 #include <algorithm>
 
 #include "core/errors.h"
@@ -15,6 +17,15 @@ const std::vector<CellSizing>& cell_sizings() {
     return v;
   }();
   return all;
+}
+
+std::vector<CellInfo> sized_cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length) {
+  std::vector<CellInfo> out;
+  for (const auto& s : cell_sizings()) {
+    const CellShape shape = s.size({d_model, state_budget, max_length, nlohmann::json::object()});
+    out.push_back({s.name, s.description, s.knobs, shape.options, shape.state_size, -1});
+  }
+  return out;
 }
 
 const CellSizing* find_cell_sizing(const std::string& name) {

@@ -215,7 +215,14 @@ double ConfigComparison::median_time_current() const {
 }
 
 std::vector<ContextDifference> Comparison::machine_difference() const {
-  return context_difference(baseline_context, current_context, {"cpu_model", "cpu_isa", "blas_core"});
+  // A context recorded before devices existed was recorded on the CPU: another device is a difference, like
+  // another CPU kind (the same run keys, numbers that agree only to rounding; warned, not refused).
+  const auto with_device = [](nlohmann::json context) {
+    if (context.is_object() && !context.contains("device")) context["device"] = "cpu";
+    return context;
+  };
+  return context_difference(with_device(baseline_context), with_device(current_context),
+                            {"device", "device_name", "cpu_model", "cpu_isa", "blas_core"});
 }
 
 Comparison::Ties Comparison::ties() const {
@@ -230,7 +237,8 @@ Comparison::Ties Comparison::ties() const {
 
 Verdict Comparison::verdict() const {
   const Verdict worst = counts().worst(Verdict::kNoChange);
-  return !missing_planned.empty() && worst < Verdict::kInconclusive ? Verdict::kInconclusive : worst;
+  const bool incomplete = !missing_planned.empty() || !missing_paired.empty();
+  return incomplete && worst < Verdict::kInconclusive ? Verdict::kInconclusive : worst;
 }
 VerdictCounts<Verdict> Comparison::counts() const { return count_verdicts<Verdict>(configs); }
 int64_t Comparison::data_unchecked() const {
@@ -265,6 +273,26 @@ void pair_seeds(ConfigComparison& cc) {
   cc.paired_current = with_seeds(*cc.current, common);
 }
 
+// The baseline seeds the paired rule expects in the current results and finds missing (Comparison::missing_paired).
+// A config with no shared seed at all is a seed-shift replicate (unpaired), not a partial store.
+std::vector<int64_t> missing_pairs(const ConfigComparison& cc, const GateOptions& o) {
+  if (!cc.paired) return {};
+  std::vector<int64_t> base;
+  for (const auto& s : cc.baseline->seeds) base.push_back(s.seed);
+  std::sort(base.begin(), base.end());
+  std::set<int64_t> current;
+  for (const auto& s : cc.current->seeds) current.insert(s.seed);
+  size_t expected = base.size();
+  if (o.stage_seeds > 0) {
+    const int64_t looks = (cc.pairs + o.stage_seeds - 1) / o.stage_seeds;
+    expected = std::min(expected, static_cast<size_t>(looks * o.stage_seeds));
+  }
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < expected; ++i)
+    if (!current.count(base[i])) missing.push_back(base[i]);
+  return missing;
+}
+
 // Matches configs by key; configs on one side only are listed as missing or new. Each matched config gets
 // its identity (model, data) and, under the paired rule, its pairs.
 void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vector<Config>& current) {
@@ -283,7 +311,10 @@ void match(Comparison& cmp, const std::vector<Config>& baseline, const std::vect
     cc.current = it->second;
     cc.model = model_difference(b, *it->second);
     cc.data = data_difference(b, *it->second);
-    if (cmp.options.rule == GateOptions::Rule::kPaired) pair_seeds(cc);
+    if (cmp.options.rule == GateOptions::Rule::kPaired) {
+      pair_seeds(cc);
+      for (int64_t seed : missing_pairs(cc, cmp.options)) cmp.missing_paired.push_back(b.key + "/seed:" + std::to_string(seed));
+    }
     cmp.configs.push_back(std::move(cc));
   }
   for (const auto& c : current)

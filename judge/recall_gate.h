@@ -211,6 +211,11 @@ struct Comparison {
   // Run keys the current results' plan (DIR/plan.json) lists with no result in DIR: a partial store. While any
   // is missing the comparison is at best inconclusive (verdict()), whatever the runs present say.
   std::vector<std::string> missing_planned;
+  // Run keys of baseline seeds the current results lack where the paired rule expects them: every baseline
+  // seed (one look), or those of the looks the current seeds reach (the sequential rule: the first ⌈pairs /
+  // stage_seeds⌉ × stage_seeds baseline seeds). Found with or without a plan.json; like missing_planned, while
+  // any is missing the comparison is at best inconclusive.
+  std::vector<std::string> missing_paired;
   int64_t tests = 0;                            // tests in the drop family
   json baseline_context = json::object();
   json current_context = json::object();

@@ -434,6 +434,7 @@ json comparison_to_json(const judge::Comparison& c) {
               {"missing_in_current", c.missing_in_current},
               {"missing_in_baseline", c.missing_in_baseline},
               {"missing_planned", c.missing_planned},
+              {"missing_paired", c.missing_paired},
               {"machine_difference", machine_json(c)},
               {"ties", {{"tied", c.ties().tied}, {"pairs", c.ties().pairs}}},
               {"baseline_context", c.baseline_context}};

@@ -125,6 +125,8 @@ Group section_verdict(const ReportInput& in) {
   Table t = verdict_table(c);
   if (!t.rows.empty()) g.add(std::move(t));
   add_keys(g, "Planned but not run", " (the comparison is inconclusive until they are):", c.missing_planned);
+  add_keys(g, "Baseline seeds with no run here", " (the paired test needs them: inconclusive until they are run):",
+           c.missing_paired);
   add_keys(g, "In the baseline but missing from these results", " (not compared):", c.missing_in_current);
   add_keys(g, "New, not in the baseline", " (not gated):", c.missing_in_baseline);
   return g;

@@ -232,6 +232,8 @@ void add_summary_sections(Document& d, const ReportInput& in) {
     md_verdict_lists(d, *c);
     md_power_table(d, *c);
     md_key_list(d, "Planned but not run (the comparison is inconclusive until they are)", c->missing_planned);
+    md_key_list(d, "Baseline seeds with no run here (the paired test needs them: inconclusive until they are run)",
+                c->missing_paired);
     md_key_list(d, "In the baseline, missing from these results", c->missing_in_current);
     md_key_list(d, "New (not in the baseline, not gated)", c->missing_in_baseline);
   }
@@ -315,6 +317,10 @@ std::string comparison_text(const judge::Comparison& c, const std::string& basel
     out += fmt::format("  incomplete   {} planned run(s) have no result (first: {}): inconclusive until they are run "
                        "(the same run command finishes them)\n",
                        c.missing_planned.size(), c.missing_planned.front());
+  if (!c.missing_paired.empty())
+    out += fmt::format("  incomplete   {} baseline seed(s) have no run in the results (first: {}): the paired test "
+                       "needs them; inconclusive until they are run\n",
+                       c.missing_paired.size(), c.missing_paired.front());
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
   for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
   if (n.model_changed > 0)

@@ -21,6 +21,7 @@ struct ListOptions {
   int64_t budget = 0;
   int64_t length = 64;
   bool json = false;
+  bool parameters = false;
 };
 
 // {"a": 1, "b": true} → "a=1 b=yes" (a compact column for the cells table).
@@ -37,20 +38,22 @@ int run_list(const ListOptions& o) {
   nlohmann::json out;
   const bool all = o.kind == "all";
   if (all || o.kind == "cells") {
-    auto cells = cell_catalog(o.d_model, o.budget, o.length);
+    auto cells = cell_catalog(o.d_model, o.budget, o.length, o.parameters);
     nlohmann::json arr = nlohmann::json::array();
     if (!o.json) {
       fmt::print("cells (d_model {}, state budget {}, length {}):\n", o.d_model,
                  o.budget ? std::to_string(o.budget) : "default", o.length);
-      fmt::print("  {:<18} {:>7} {:>7}  {:<36} {:<36} {}\n", "name", "state", "params", "knobs", "sizing",
-                 "description");
+      fmt::print("  {:<18} {:>7}{}  {:<36} {:<36} {}\n", "name", "state", o.parameters ? fmt::format(" {:>7}", "params") : "",
+                 "knobs", "sizing", "description");
     }
     for (const auto& c : cells) {
       arr.push_back({{"name", c.name}, {"description", c.description}, {"knobs", c.knobs}, {"options", c.options},
-                     {"state_size", c.state_size}, {"parameters", c.parameters}});
+                     {"state_size", c.state_size},
+                     {"parameters", c.parameters >= 0 ? nlohmann::json(c.parameters) : nlohmann::json(nullptr)}});
       if (!o.json)
-        fmt::print("  {:<18} {:>7} {:>7}  {:<36} {:<36} {}\n", c.name, c.state_size, c.parameters, key_values(c.knobs),
-                   key_values(c.options), c.description);
+        fmt::print("  {:<18} {:>7}{}  {:<36} {:<36} {}\n", c.name, c.state_size,
+                   o.parameters ? fmt::format(" {:>7}", c.parameters) : "", key_values(c.knobs), key_values(c.options),
+                   c.description);
     }
     out["cells"] = arr;
   }
@@ -126,6 +129,9 @@ CommandFn add_list_command(CLI::App& s) {
       ->check(CLI::IsMember({"all", "cells", "tasks", "batteries", "kernels"}));
   sub->add_option("--d-model", opts->d_model, "Model width at which cells are sized (default 64)")
       ->check(CLI::PositiveNumber);
+  sub->add_flag("--parameters", opts->parameters,
+                "Also count each cell's parameters (builds every module: about 1 s, on LibTorch's side); without it "
+                "the in-tree cells are listed from their sizing rules, in milliseconds");
   sub->add_option("--budget", opts->budget, "State budget per layer in numbers; 0 = each cell's default")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--length", opts->length, "Sequence length (attention's state grows with it; default 64)")

@@ -43,6 +43,7 @@ struct RunOptions {
   RunPlanFlags what;  // the battery or ad hoc config to run (suite/run_flags.h)
   std::string out = "results";
   int threads = 1;
+  std::string device = kDefaultDevice;
   int jobs = 0;
   int retries = 1;
   std::string shard = "0/1";
@@ -168,6 +169,7 @@ int run_tuning_stage(Plan& plan, const RunOptions& o, const RunnerOptions& ro, i
 }
 
 int run_run(RunOptions& o) {
+  require_device(o.device);  // before anything is planned or a store made: exit 2 where it cannot train
   RunnerOptions ro;
   ro.shard = Shard::parse(o.shard);
   const Stage stage = parse_stage(o.stage);
@@ -195,6 +197,7 @@ int run_run(RunOptions& o) {
   make_results_dir(ro.out);  // a results directory that cannot be one is bad input, before anything is trained
   ro.jobs = o.jobs;
   ro.threads = o.threads;
+  ro.device = o.device;
   ro.force = o.force;
   ro.keep_other_builds = o.keep_other_builds;
   ro.retries = o.retries;
@@ -234,6 +237,10 @@ CommandFn add_run_command(CLI::App& s) {
   sub->add_option("--threads", o->threads,
                   "LibTorch threads per run, 1 to 64 (default 1; results are identical at 1)")
       ->check(CLI::Range(1, 64));
+  sub->add_option("--device", o->device,
+                  "Where runs train: cpu (default), cuda (the first GPU) or cuda:N. Not part of the run key: a "
+                  "baseline recorded on another device is compared with a warning, as one from another CPU kind "
+                  "(docs/devices.md); needs a CUDA LibTorch and a GPU, else exit 2");
   sub->add_option("--stage", o->stage,
                   "A battery with a tuning stage: all (default: the tuning runs, then, once every tuning run has a "
                   "result, the scoring runs at each cell's chosen rate), tuning (its runs only), or scoring (needs "

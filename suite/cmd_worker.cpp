@@ -1,6 +1,6 @@
 // recallbench worker (hidden): trains one run for the runner (suite/runner.cpp) and stores its result.
 //
-//   recallbench worker --out DIR --key KEY --spec '<resolved RunSpec JSON>' [--threads 1]
+//   recallbench worker --out DIR --key KEY --spec '<resolved RunSpec JSON>' [--threads 1] [--device cpu]
 //
 // The runner starts one worker process per run, holding the run's lock for it; the worker writes
 // DIR/runs/<run file>.json atomically and exits 0. Not meant to be called by hand.
@@ -18,6 +18,7 @@ namespace {
 struct WorkerOptions {
   std::string out, key, spec;
   int threads = 1;
+  std::string device = kDefaultDevice;
 };
 
 int run_worker(const WorkerOptions& o) {
@@ -29,7 +30,7 @@ int run_worker(const WorkerOptions& o) {
   const json doc = train_run(spec, [&](const TrainProgress& p) {
     fmt::print(stderr, "step {:>5}/{}  loss {:.4f}  acc {:.3f}  {:.1f} steps/s\n", p.step, p.steps, p.loss, p.accuracy,
                p.steps_per_second);
-  }, o.threads);
+  }, o.threads, o.device);
   store.write(spec, doc);
   fmt::print(stderr, "done: {}\n", store.result_path(spec).string());
   return kExitOk;
@@ -44,6 +45,7 @@ CommandFn add_worker_command(CLI::App& sub) {
   sub.add_option("--key", o->key, "The run key the spec must have")->required();
   sub.add_option("--spec", o->spec, "The resolved run spec, JSON")->required();
   sub.add_option("--threads", o->threads, "LibTorch threads (1 to 64)")->check(CLI::Range(1, 64));
+  sub.add_option("--device", o->device, "Where the run trains: cpu, cuda, cuda:N");
   return [o]() { return run_worker(*o); };
 }
 

@@ -95,6 +95,9 @@ std::string loaded_blas() {
     std::string path = line.substr(pos);
     const std::string file = std::filesystem::path(path).filename().string();
     if (file.find("blas") == std::string::npos && file.find("mkl") == std::string::npos) continue;
+    // The GPU's BLAS (a CUDA LibTorch maps cuBLAS) is not the one CPU runs use; pip's LibTorch links its CPU
+    // BLAS (MKL) statically, so its context names none.
+    if (file.rfind("libcublas", 0) == 0 || file.rfind("libnvblas", 0) == 0) continue;
     std::error_code ec;
     auto resolved = std::filesystem::canonical(path, ec);
     libs.insert(ec ? path : resolved.string());

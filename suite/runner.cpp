@@ -141,7 +141,7 @@ pid_t spawn_worker(const std::string& exe, const RunSpec& spec, const Store& sto
   fs::create_directories(store.log_path(spec).parent_path());
   const std::string log = store.log_path(spec).string();
   const std::vector<std::string> args = {exe, "worker", "--out", store.dir().string(), "--threads",
-                                         std::to_string(o.threads), "--key", spec.key(), "--spec",
+                                         std::to_string(o.threads), "--device", o.device, "--key", spec.key(), "--spec",
                                          spec.to_json().dump()};
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -404,10 +404,21 @@ class Scheduler {
     for (size_t i : pending_) estimated_left_ += estimate_run_seconds(plan_.runs[i]);
   }
 
-  // A valid result recorded by another build (and not kept by --keep-other-builds): not done.
+  // A valid result recorded by another build, or on another device (and not kept by --keep-other-builds):
+  // not done. A result without a recorded device was trained on the CPU (the only device before devices).
   std::string other_build(const ResultCheck& c) const {
     if (o_.keep_other_builds || c.state != ResultCheck::State::kValid) return "";
-    return build_difference(c.document.contains("context") ? c.document.at("context") : json());
+    const json context = c.document.contains("context") ? c.document.at("context") : json();
+    std::string diff = build_difference(context);
+    const std::string device = context.is_object() ? context.value("device", std::string("cpu")) : "cpu";
+    if (!same_device(device, o_.device))
+      diff += fmt::format("{}device {} (this run {})", diff.empty() ? "" : ", ", device, o_.device);
+    return diff;
+  }
+  // "cuda" and "cuda:0" are the same device (a context records the index).
+  static bool same_device(const std::string& a, const std::string& b) {
+    const auto index = [](const std::string& d) { return d == "cuda" ? std::string("cuda:0") : d; };
+    return index(a) == index(b);
   }
 
   void scan_existing() {

@@ -30,6 +30,7 @@ struct RunnerOptions {
   int jobs = 0;                           // worker processes; 0 = the number of cores
   Shard shard;                            // the slice of the plan to run (default 0/1: all of it)
   int threads = 1;                        // LibTorch threads per worker (results are identical at 1)
+  std::string device = "cpu";            // where workers train (suite/train/train_api.h require_device)
   bool force = false;                     // retrain runs whose results exist
   // Count results recorded by another build (commit, compiler, LibTorch, build type: suite/context.h
   // build_difference) as done. Otherwise they are moved to DIR/other-build/ and rerun, so one store never

@@ -54,7 +54,7 @@ class AttentionCell final : public Cell {
     const auto parts = qkv.unbind(0);
     auto q = parts[0] * (1.0 / std::sqrt(static_cast<double>(Dh_))), k = parts[1], v = parts[2];
     if (rotary_) {
-      const auto [cos, sin] = rotation(torch::arange(T, torch::kLong));  // {T, Dh}
+      const auto [cos, sin] = rotation(torch::arange(T, x.options().dtype(torch::kLong)));  // {T, Dh}
       q = rotate(q, cos, sin), k = rotate(k, cos, sin);
     }
     const int64_t C = std::max<int64_t>(window_, kMinBlock);
@@ -89,7 +89,7 @@ class AttentionCell final : public Cell {
     auto qkv = qkv_proj_->forward(x_t).view({B, 3, H_, Dh_});
     auto q = qkv.select(1, 0), k = qkv.select(1, 1), v = qkv.select(1, 2);  // {B, H, Dh}
     if (rotary_) {
-      const auto [cos, sin] = rotation(torch::full({1}, t, torch::kLong));  // {1, Dh}
+      const auto [cos, sin] = rotation(torch::full({1}, t, x_t.options().dtype(torch::kLong)));  // {1, Dh}
       q = rotate(q, cos, sin), k = rotate(k, cos, sin);
     }
     auto& k_cache = state.tensors[0];
@@ -104,8 +104,8 @@ class AttentionCell final : public Cell {
     auto s = (keys * q.unsqueeze(2)).sum(-1) * (1.0 / std::sqrt(static_cast<double>(Dh_)));  // {B, H, past+1}
     auto o = (torch::softmax(s, -1).unsqueeze(-1) * values).sum(2);                          // {B, H, Dh}
     const int64_t slot = sliding_ ? t % window_ : t;
-    k_cache = k_cache.index_copy(2, torch::tensor({slot}), k.unsqueeze(2));
-    v_cache = v_cache.index_copy(2, torch::tensor({slot}), v.unsqueeze(2));
+    k_cache = k_cache.index_copy(2, torch::full({1}, slot, x_t.options().dtype(torch::kLong)), k.unsqueeze(2));
+    v_cache = v_cache.index_copy(2, torch::full({1}, slot, x_t.options().dtype(torch::kLong)), v.unsqueeze(2));
     ++state.position;
     return o_proj_->forward(o.reshape({B, H_ * Dh_}));
   }
@@ -117,7 +117,7 @@ class AttentionCell final : public Cell {
   // positions {P}; a cached key keeps its rotation, so q·k depends on the positions' difference only.
   std::pair<torch::Tensor, torch::Tensor> rotation(const torch::Tensor& positions) const {
     const int64_t half = Dh_ / 2;
-    auto freq = torch::pow(10000.0, torch::arange(half, torch::kFloat) * (-2.0 / static_cast<double>(Dh_)));  // {Dh/2}
+    auto freq = torch::pow(10000.0, torch::arange(half, positions.options().dtype(torch::kFloat)) * (-2.0 / static_cast<double>(Dh_)));  // {Dh/2}
     auto angle = positions.to(torch::kFloat).unsqueeze(1) * freq.unsqueeze(0);                                 // {P, Dh/2}
     angle = torch::cat({angle, angle}, 1);                                                                    // {P, Dh}
     return {angle.cos(), angle.sin()};
@@ -140,7 +140,7 @@ class AttentionCell final : public Cell {
   torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) const {
     const int64_t T = q.size(2);
     auto s = torch::matmul(q, k.transpose(-1, -2));  // {B, H, T, T}
-    auto pos = torch::arange(T, torch::kLong);
+    auto pos = torch::arange(T, q.options().dtype(torch::kLong));
     s = s.masked_fill(visible(pos.unsqueeze(1), pos.unsqueeze(0)).logical_not(), -kInf);
     return torch::matmul(torch::softmax(s, -1), v);
   }
@@ -158,9 +158,10 @@ class AttentionCell final : public Cell {
     auto kb = pad_k.unfold(2, 2 * C, C).transpose(-1, -2);                                // {B, H, nb, 2C, Dh}
     auto vb = pad_v.unfold(2, 2 * C, C).transpose(-1, -2);
     auto s = torch::matmul(qb, kb.transpose(-1, -2));                                     // {B, H, nb, C, 2C}
-    auto blk = torch::arange(nb, torch::kLong).view({nb, 1, 1});
-    auto i = blk * C + torch::arange(C, torch::kLong).view({1, C, 1});                   // query positions
-    auto j = blk * C - C + torch::arange(2 * C, torch::kLong).view({1, 1, 2 * C});       // key positions
+    const auto index = q.options().dtype(torch::kLong);  // on q's device
+    auto blk = torch::arange(nb, index).view({nb, 1, 1});
+    auto i = blk * C + torch::arange(C, index).view({1, C, 1});                   // query positions
+    auto j = blk * C - C + torch::arange(2 * C, index).view({1, 1, 2 * C});       // key positions
     auto hidden = visible(i, j).logical_and(j >= 0).logical_not();                        // {nb, C, 2C}
     s = s.masked_fill(hidden, -kInf);
     auto o = torch::matmul(torch::softmax(s, -1), vb);                                    // {B, H, nb, C, Dh}

@@ -64,8 +64,9 @@ int64_t built_width(const NamedSpec& cell) {
   return 0;
 }
 
-std::vector<CellInfo> cell_catalog(int64_t, int64_t, int64_t) {
-  throw NeedsLibTorch("the cell catalog builds every cell");
+std::vector<CellInfo> cell_catalog(int64_t d_model, int64_t state_budget, int64_t max_length, bool with_parameters) {
+  if (with_parameters) throw NeedsLibTorch("counting a cell's parameters builds its module");
+  return sized_cell_catalog(d_model, state_budget, max_length);
 }
 
 // The kernels are registered by their LibTorch modules (kernels/): `list kernels` is answered over there.

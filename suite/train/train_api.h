@@ -40,10 +40,23 @@ int64_t state_size_of(const RunSpec& resolved);
 // own checks say why). check-cell and an ad hoc run use it when no --d-model is given, so they agree.
 int64_t built_width(const NamedSpec& cell);
 
-// Trains and evaluates one (resolved) run with `threads` LibTorch threads and returns its run document
-// (core/run_document.h, RunDocument::to_json; schema: reports/schema/run.schema.json). Training failures (NaN or exploding loss) do not
-// throw: the result says status "diverged" with a message.
-nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads = 1);
+// Where a run trains: "cpu" (the default, and the only device a baseline of this repository was recorded on)
+// or "cuda" (the first visible GPU; "cuda:N" for another). Not part of the run key: a run on another device
+// is the same run, whose numbers may differ in the last bits, as on another CPU kind (the gate warns).
+inline constexpr const char* kDefaultDevice = "cpu";
+// Checks that `device` names a device this process can train on; UsageError (exit 2) otherwise: an unknown
+// name, "cuda" where this LibTorch has no CUDA or no GPU is visible, or a GPU index past the last one.
+void require_device(const std::string& device);
+// The device's name as the run context records it ("device_name"): the GPU's (e.g. "NVIDIA H200") for cuda,
+// "cpu" for the CPU (the context's cpu_model names it). Calls require_device.
+std::string device_name(const std::string& device);
+
+// Trains and evaluates one (resolved) run with `threads` LibTorch threads on `device` and returns its run
+// document (core/run_document.h, RunDocument::to_json; schema: reports/schema/run.schema.json), whose context
+// records the device ("device", "device_name"). Training failures (NaN or exploding loss) do not throw: the
+// result says status "diverged" with a message.
+nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads = 1,
+                         const std::string& device = kDefaultDevice);
 
 // Sets LibTorch's intra-op thread count for this process.
 void set_torch_threads(int threads);

@@ -66,10 +66,14 @@ struct Tensors {
   torch::Tensor labels;  // {N, T} int64, kIgnore where unsupervised
 };
 
-Tensors to_tensors(const Batch& b) {
+// A generated batch as tensors on `device` (a copy: the batch's buffers are the generator's).
+Tensors to_tensors(const Batch& b, const torch::Device& device) {
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
-  return {torch::from_blob(const_cast<int64_t*>(b.inputs.data()), {b.n, b.length}, opts).clone(),
-          torch::from_blob(const_cast<int64_t*>(b.labels.data()), {b.n, b.length}, opts).clone()};
+  const auto copy = [&](const std::vector<int64_t>& v) {
+    auto t = torch::from_blob(const_cast<int64_t*>(v.data()), {b.n, b.length}, opts);
+    return device.is_cpu() ? t.clone() : t.to(device);
+  };
+  return {copy(b.inputs), copy(b.labels)};
 }
 
 struct Evaluation {
@@ -85,14 +89,15 @@ Evaluation evaluate(RecallModel& model, const Tensors& eval) {
   model->eval();
   const int64_t N = eval.inputs.size(0), T = eval.inputs.size(1);
   double total = 0.0;
-  auto correct_at = torch::zeros({T}, torch::kFloat64), supervised_at = torch::zeros({T}, torch::kFloat64);
+  const auto f64 = eval.inputs.options().dtype(torch::kFloat64);  // on the model's device
+  auto correct_at = torch::zeros({T}, f64), supervised_at = torch::zeros({T}, f64);
   for (int64_t s = 0; s < N; s += 128) {
     const int64_t n = std::min<int64_t>(128, N - s);
     auto x = eval.inputs.narrow(0, s, n), y = eval.labels.narrow(0, s, n);
     auto mask = y != kIgnore;                                    // {n, T}
     auto h = model->hidden(x);                                   // {n, T, D}
     auto pred = model->logits(h.index({mask})).argmax(-1);       // {M}
-    auto correct = torch::zeros({n, x.size(1)}, torch::kFloat64);
+    auto correct = torch::zeros({n, x.size(1)}, f64);
     correct.index_put_({mask}, (pred == y.index({mask})).to(torch::kFloat64));
     auto per_example = correct.sum(1) / mask.sum(1).clamp_min(1).to(torch::kFloat64);
     total += per_example.sum().item<double>();
@@ -100,6 +105,7 @@ Evaluation evaluate(RecallModel& model, const Tensors& eval) {
     supervised_at += mask.to(torch::kFloat64).sum(0);
   }
   model->train();
+  correct_at = correct_at.cpu(), supervised_at = supervised_at.cpu();
   Evaluation e;
   e.accuracy = total / static_cast<double>(N);
   e.correct_at.assign(correct_at.data_ptr<double>(), correct_at.data_ptr<double>() + T);
@@ -109,10 +115,11 @@ Evaluation evaluate(RecallModel& model, const Tensors& eval) {
 
 // The held-out set of a task: depends only on the task's resolved options (same for every seed). With
 // `fingerprint`, the generated set is also hashed into it (the run's eval_fingerprint).
-Tensors held_out(const Task& task, int64_t examples, DataFingerprint* fingerprint = nullptr) {
+Tensors held_out(const Task& task, int64_t examples, const torch::Device& device,
+                 DataFingerprint* fingerprint = nullptr) {
   const Batch set = held_out_set(task, examples);
   if (fingerprint) fingerprint->add(set);
-  return to_tensors(set);
+  return to_tensors(set, device);
 }
 
 // Per-group held-out accuracy, {"by": name, "groups": [{"group": g, "accuracy": a, "labels": n}]}.
@@ -138,6 +145,59 @@ double lr_at(const TrainSpec& t, int64_t step) {
 }
 
 }  // namespace
+
+// The name of CUDA device `index` from the driver (libcuda's cuDeviceGetName, a C interface that has not
+// changed since CUDA 2), so that a CPU-only LibTorch build and one without the CUDA kernels still name it;
+// "cuda:N" when the driver cannot be asked.
+static std::string gpu_name(int index) {
+  const std::string fallback = "cuda:" + std::to_string(index);
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (driver == nullptr) return fallback;
+  using Init = int (*)(unsigned);
+  using Get = int (*)(int*, int);
+  using Name = int (*)(char*, int, int);
+  auto init = reinterpret_cast<Init>(::dlsym(driver, "cuInit"));
+  auto get = reinterpret_cast<Get>(::dlsym(driver, "cuDeviceGet"));
+  auto name = reinterpret_cast<Name>(::dlsym(driver, "cuDeviceGetName"));
+  char text[256] = {0};
+  int device = 0;
+  const bool ok = init && get && name && init(0) == 0 && get(&device, index) == 0 && name(text, sizeof(text) - 1, device) == 0;
+  return ok && text[0] != 0 ? std::string(text) : fallback;
+}
+
+// "cpu", "cuda" or "cuda:N" as a torch::Device; anything else is a UsageError.
+static torch::Device parse_device(const std::string& text) {
+  if (text == "cpu") return torch::Device(torch::kCPU);
+  if (text == "cuda" || text.rfind("cuda:", 0) == 0) {
+    int index = 0;
+    if (text.size() > 5) {
+      const std::string digits = text.substr(5);
+      if (digits.empty() || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError("--device " + text + ": expected cpu, cuda or cuda:N");
+      index = std::stoi(digits);
+    }
+    if (!torch::cuda::is_available())
+      throw UsageError("--device " + text + ": no CUDA device is available (" +
+                           std::string(torch::hasCUDA() ? "this LibTorch has CUDA but sees no GPU"
+                                                        : "this LibTorch is built without CUDA, as Debian's is") + ")",
+                       "train on the CPU (--device cpu, the default), or build against a CUDA LibTorch on a machine "
+                       "with a GPU (README: Devices)");
+    const int count = static_cast<int>(torch::cuda::device_count());
+    if (index >= count)
+      throw UsageError("--device " + text + ": this machine has " + std::to_string(count) + " CUDA device(s)",
+                       "use cuda:0 to cuda:" + std::to_string(count - 1));
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  throw UsageError("--device " + text + ": expected cpu, cuda or cuda:N");
+}
+
+void require_device(const std::string& device) { (void)parse_device(device); }
+
+std::string device_name(const std::string& device) {
+  const torch::Device d = parse_device(device);
+  if (d.is_cpu()) return "cpu";
+  return gpu_name(d.index());
+}
 
 void set_torch_threads(int threads) {
   torch::set_num_threads(threads);
@@ -239,11 +299,11 @@ struct LoopState {
 // One optimiser step on a fresh batch. False, with the divergence recorded, when the loss is not finite or
 // explodes (the step is not taken).
 bool train_step(const RunSpec& spec, const Task& task, RecallModel& model, torch::optim::AdamW& opt,
-                Curriculum& curriculum, const Difficulty& difficulty, LoopState& st) {
+                Curriculum& curriculum, const Difficulty& difficulty, const torch::Device& device, LoopState& st) {
   const int64_t step = st.step;
   const Batch generated = training_batch(task, spec.train.batch, spec.seed, step, difficulty);
   if (st.train_data.batches() < kTrainFingerprintBatches) st.train_data.add(generated);
-  const Tensors batch = to_tensors(generated);
+  const Tensors batch = to_tensors(generated, device);
   auto mask = batch.labels != kIgnore;                          // {B, T}
   auto h = model->hidden(batch.inputs);                         // {B, T, D}
   auto targets = batch.labels.index({mask});                    // {M}
@@ -314,14 +374,15 @@ bool evaluate_and_record(const RunSpec& spec, RecallModel& model, const Tensors&
 // After training: the breakdown at the last evaluation, the length-generalisation curve and the curriculum's
 // history, as the result's `details`.
 nlohmann::json details_after_training(const RunSpec& spec, const Task& task, RecallModel& model,
-                                      const Curriculum& curriculum, const RunDocument& doc, const LoopState& st) {
+                                      const Curriculum& curriculum, const RunDocument& doc, const LoopState& st,
+                                      const torch::Device& device) {
   nlohmann::json breakdown = nullptr;
   if (st.status == RunStatus::kOk && !task.breakdown_name().empty() && !doc.curve.empty()) breakdown = breakdown_json(task, st.last_eval);
   nlohmann::json lengths = nlohmann::json::array();
   if (st.status == RunStatus::kOk) {
     for (int64_t length : spec.train.eval_lengths) {
       auto other = task_at_length(spec, length);
-      const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples));
+      const Evaluation e = evaluate(model, held_out(*other, spec.train.eval_examples, device));
       lengths.push_back({{"length", length}, {"accuracy", e.accuracy}});
     }
   }
@@ -351,7 +412,8 @@ nlohmann::json details_after_training(const RunSpec& spec, const Task& task, Rec
 
 }  // namespace
 
-nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads) {
+nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads, const std::string& device_text) {
+  const torch::Device device = parse_device(device_text);
   const auto t0 = Clock::now();
   set_torch_threads(threads);
   // Flush denormals to zero (FTZ/DAZ on this thread, the only one at one LibTorch thread). Saturating
@@ -363,7 +425,8 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
   auto task = make_task(spec.task.name, spec.task.options);
   int64_t max_length = task->length();
   for (int64_t length : spec.train.eval_lengths) max_length = std::max(max_length, length);
-  RecallModel model(spec, task->vocab_size(), max_length);
+  RecallModel model(spec, task->vocab_size(), max_length);  // initialised on the CPU: the same weights on any device
+  if (!device.is_cpu()) model->to(device);
   int64_t params = 0;
   for (const auto& p : model->parameters()) params += p.numel();
   const std::string architecture = architecture_hash(*model);
@@ -371,7 +434,7 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
                                     curriculum_context(spec, *task));
 
   DataFingerprint eval_data;
-  const Tensors eval = held_out(*task, spec.train.eval_examples, &eval_data);
+  const Tensors eval = held_out(*task, spec.train.eval_examples, device, &eval_data);
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(spec.train.lr).weight_decay(spec.train.weight_decay));
 
@@ -381,20 +444,22 @@ nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int th
     const double lr = lr_at(spec.train, st.step);
     for (auto& group : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
     const Difficulty difficulty = curriculum->difficulty(st.step);
-    if (!train_step(spec, *task, model, opt, *curriculum, difficulty, st)) break;
+    if (!train_step(spec, *task, model, opt, *curriculum, difficulty, device, st)) break;
     if ((st.step % spec.train.eval_every == 0 || st.step == spec.train.steps) &&
         evaluate_and_record(spec, model, eval, *curriculum, difficulty, lr, progress, doc, st))
       break;
   }
   const int64_t steps_done = std::min(st.step, spec.train.steps);
   const double train_wall = std::chrono::duration<double>(Clock::now() - t0).count();
-  nlohmann::json details = details_after_training(spec, *task, model, *curriculum, doc, st);
+  nlohmann::json details = details_after_training(spec, *task, model, *curriculum, doc, st, device);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
   doc.key = spec.key();
   doc.config_key = spec.config_key();
   doc.spec = spec.to_json();
   doc.context = capture_context(threads);
+  doc.context["device"] = device.str();
+  doc.context["device_name"] = device_name(device_text);
   RunResult& r = doc.result;
   r.status = st.status;
   r.message = st.message;

@@ -100,8 +100,25 @@ TEST(CellRegistry, HoldsEveryCellTheScienceNeeds) {
     EXPECT_EQ(names.count(n), 1u) << n;
 }
 
+// The front end lists the in-tree cells from their sizing rules; the modules must agree with every row.
+TEST(CellCatalog, TheTorchFreeListAgreesWithTheModules) {
+  for (int64_t budget : {0, 1024, 4096}) {
+    const auto built = cell_catalog(32, budget, 64, false);
+    const auto sized = sized_cell_catalog(32, budget, 64);
+    ASSERT_EQ(built.size(), sized.size());
+    for (size_t i = 0; i < built.size(); ++i) {
+      EXPECT_EQ(sized[i].name, built[i].name);
+      EXPECT_EQ(sized[i].state_size, built[i].state_size) << built[i].name << " at budget " << budget;
+      EXPECT_EQ(sized[i].options, built[i].options) << built[i].name << " at budget " << budget;
+      EXPECT_EQ(sized[i].knobs, built[i].knobs) << built[i].name;
+      EXPECT_EQ(sized[i].parameters, -1);
+      EXPECT_EQ(built[i].parameters, -1);
+    }
+  }
+}
+
 TEST(CellCatalog, ListsEveryCellWithStateAndParameters) {
-  const auto cells = cell_catalog(64, 4096, 128);
+  const auto cells = cell_catalog(64, 4096, 128, true);
   ASSERT_EQ(cells.size(), CellRegistry::instance().names().size());
   for (const auto& c : cells) {
     EXPECT_GT(c.state_size, 0) << c.name;

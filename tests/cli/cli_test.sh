@@ -42,6 +42,11 @@ expect 2 "--lr: expected a decimal number.*'nan'" -- run --cell diag --task mqar
 expect 2 "--jobs: expected an integer in decimal digits.*'0b11'" -- run --cell diag --task mqar --jobs 0b11 --out "$tmp"
 expect 2 "more than 2^30" -- run --cell diag --task mqar --d-model 4000 --batch 65536 --out "$tmp"
 expect 2 "length = 70000 is outside the plausible range" -- run --cell diag --task mqar --task-opt length=70000 --out "$tmp"
+expect 2 "--device gpu: expected cpu, cuda or cuda:N" -- run --cell diag --task mqar --device gpu --out "$tmp/dev"
+if ! nvidia-smi -L >/dev/null 2>&1; then  # where a GPU exists, a CUDA LibTorch trains on it
+  expect 2 "--device cuda: no CUDA device is available" -- run --cell diag --task mqar --device cuda --out "$tmp/dev"
+fi
+[ ! -e "$tmp/dev" ] || { echo "FAIL: a refused --device made the results directory $tmp/dev"; fail=1; }
 expect 2 "task option 'pairs' given twice" -- run --cell diag --task mqar --pairs 8 --task-opt pairs=4 --out "$tmp"
 expect 2 "--out is empty" -- run --cell diag --task mqar --out ""
 expect 2 "is not a directory" -- run --cell diag --task mqar --out /dev/null

@@ -33,13 +33,14 @@ expect 0 "smoke" -- baseline show "$src/ci/baselines/smoke.json"
 # --version are answered here (the torch side's commands listed from suite/cli.h's table).
 expect 0 "Subcommands" -- --help
 expect 0 "diag+conv" -- list cells
+expect 0 "params" -- list cells --parameters   # counting parameters builds the modules: handed over
 expect 0 "libtorch_version" -- version
 expect 2 "valid commands: .*stats" -- frobnicate
 expect 2 "plugin /nonexistent.so: file not found" -- --plugin /nonexistent.so stats fisher 1 1 1 1
 # plan, merge, slurm and list plan batteries without LibTorch, with the keys recallbench-torch computes
 # (`list batteries` costs every preset: 34 s through LibTorch's causality checks, 0.2 s here; issue 46).
 torch_side="$(dirname "$rb")/recallbench-torch"
-for cmd in "--help" "--version" "plan --battery smoke" "plan --cell diag --task mqar --pairs 4 --seeds 0-2" "merge --help" "slurm --help" "list batteries" "list tasks"; do
+for cmd in "list cells" "list cells --json" "--help" "--version" "plan --battery smoke" "plan --cell diag --task mqar --pairs 4 --seeds 0-2" "merge --help" "slurm --help" "list batteries" "list tasks"; do
   # shellcheck disable=SC2086  # cmd is a command with its arguments
   if LD_DEBUG=libs "$rb" $cmd 2>&1 | grep -q 'libtorch'; then
     echo "FAIL: $cmd loaded LibTorch"; fail=1
@@ -61,6 +62,7 @@ same_as_torch() {  # same_as_torch ARGS...: output and exit code equal to recall
 }
 for battery in smoke first leaderboard; do same_as_torch plan --battery "$battery" --json; done
 same_as_torch list batteries --json  # the costs, counted on either side
+same_as_torch list cells --json      # the sizing rules here, the modules there
 same_as_torch list kernels           # handed over whole: said once
 same_as_torch --help                 # every command listed, with the torch side's own help lines
 same_as_torch --version

@@ -141,6 +141,41 @@ TEST(Gate, TwoAgainstTwoOtherSeedsCannotDecide) {
   EXPECT_EQ(many.verdict(), Verdict::kNoChange);
 }
 
+// Issue 61: a store without plan.json that lacks a seed the baseline has is incomplete, not "no change": the
+// paired test expects every baseline seed (one look), or every seed of the looks the current seeds reach.
+TEST(Gate, BaselineSeedsMissingFromTheCurrentSideAreInconclusiveWithoutAPlan) {
+  const std::vector<Config> base = {planted("k", "diag+conv", 10, 10)};
+  Config partial = base.front();
+  partial.seeds.erase(partial.seeds.begin() + 4);  // seed 4 lost (a crashed worker, a deleted file)
+  const std::vector<Config> cur = {partial};
+  const Comparison c = compare(base, cur);
+  ASSERT_EQ(c.missing_paired, std::vector<std::string>{"k/seed:4"});
+  EXPECT_EQ(c.verdict(), Verdict::kInconclusive);
+  EXPECT_EQ(gate_exit_code(c.effect(), true), 3);
+  EXPECT_EQ(gate_exit_code(c.effect(), false), 0);
+  EXPECT_NE(comparison_text(c, "base.json").find("1 baseline seed(s) have no run in the results (first: k/seed:4)"),
+            std::string::npos);
+  EXPECT_TRUE(compare(base, base).missing_paired.empty());
+  // The sequential rule: a baseline of 20 seeds (two looks of 10) against the first look's 10 seeds is complete;
+  // 9 of them is not.
+  GateOptions sequential;
+  sequential.stage_seeds = 10;
+  sequential.max_stages = 2;
+  const std::vector<Config> twenty = {planted("k", "diag+conv", 20, 20)}, first_ten = {planted("k", "diag+conv", 10, 10)};
+  EXPECT_TRUE(compare(twenty, first_ten, sequential).missing_paired.empty());
+  Config nine = first_ten.front();
+  nine.seeds.pop_back();
+  const std::vector<Config> nine_v = {nine};
+  const Comparison s = compare(twenty, nine_v, sequential);
+  EXPECT_EQ(s.missing_paired, std::vector<std::string>{"k/seed:9"});
+  EXPECT_EQ(s.verdict(), Verdict::kInconclusive);
+  // Other seeds altogether (a seed-shift replicate) are unpaired, not missing.
+  Config shifted = base.front();
+  for (auto& o : shifted.seeds) o.seed += 100;
+  const std::vector<Config> shifted_v = {shifted};
+  EXPECT_TRUE(compare(base, shifted_v).missing_paired.empty());
+}
+
 TEST(Gate, UnchangedRerunPasses) {
   const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 2, 6, 8, 0, 400, 3)};
   const Comparison c = compare(base, base);
@@ -516,6 +551,24 @@ TEST(Gate, OlderBaselinesWithoutFingerprintsAreComparedAndSaySo) {
   EXPECT_EQ(c.data_unchecked(), 1);
   EXPECT_FALSE(c.configs.front().data.checked);
   EXPECT_NE(comparison_text(c, "old.json").find("data identity not checked for 1 of 1 configs"), std::string::npos);
+}
+
+// A baseline recorded on another device is another machine kind: the same keys, compared, with the warning
+// (docs/devices.md); a context from before devices reads as the CPU's.
+TEST(Gate, ABaselineFromAnotherDeviceIsComparedWithTheMachineWarning) {
+  const Config cfg = planted("a", "diag+conv", 6, 6);
+  Comparison c = compare({cfg}, {cfg});
+  c.baseline_context = {{"cpu_model", "Xeon"}};  // recorded before devices: the CPU
+  c.current_context = {{"cpu_model", "Xeon"}, {"device", "cpu"}, {"device_name", "cpu"}};
+  EXPECT_TRUE(c.machine_difference().empty());
+  c.current_context = {{"cpu_model", "Xeon"}, {"device", "cuda:0"}, {"device_name", "NVIDIA H200"}};
+  const auto d = c.machine_difference();
+  ASSERT_EQ(d.size(), 1u);  // device_name is absent on the older side: not a difference of its own
+  EXPECT_EQ(d[0].key, "device");
+  EXPECT_EQ(d[0].baseline, "cpu");
+  EXPECT_EQ(d[0].current, "cuda:0");
+  EXPECT_EQ(c.verdict(), Verdict::kNoChange);
+  EXPECT_NE(comparison_text(c, "base.json").find("another machine kind (device"), std::string::npos);
 }
 
 TEST(Contrasts, InferredFromOneKnobAndTestedWithHolm) {
