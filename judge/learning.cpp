@@ -179,13 +179,6 @@ ConfigLearning config_learning(const Config& config, const LearningRule& rule) {
   ConfigLearning c;
   const LearningSchedule schedule = LearningSchedule::of(config);
   for (const auto& seed : config.seeds) {
-    if (!seed.curve.empty() && !seed.stopped && seed.ok()) {
-      ++c.simulated_seeds;
-      c.simulated_steps += seed.steps;
-      const int64_t stop = plateau_stop_step(seed.curve, schedule, -1, rule);
-      if (stop >= 0 && seed.locked_in() && seed.lock_in_step > stop) ++c.false_stops;
-      if (stop >= 0 && stop < seed.steps) c.saved_steps += seed.steps - stop;
-    }
     if (seed.locked_in() || !seed.ok()) continue;
     ++c.not_locked_in;
     const LearningDiagnosis d = diagnose_seed(seed, schedule, rule);
@@ -196,6 +189,20 @@ ConfigLearning config_learning(const Config& config, const LearningRule& rule) {
   }
   if (c.budget_limited_config()) c.suggested_steps = 2 * schedule.steps;
   return c;
+}
+
+StoppingSimulation simulate_plateau_stopping(const Config& config, const LearningRule& rule) {
+  StoppingSimulation sim;
+  const LearningSchedule schedule = LearningSchedule::of(config);
+  for (const auto& seed : config.seeds) {
+    if (seed.curve.empty() || seed.stopped || !seed.ok()) continue;
+    ++sim.seeds;
+    sim.steps += seed.steps;
+    const int64_t stop = plateau_stop_step(seed.curve, schedule, -1, rule);
+    if (stop >= 0 && seed.locked_in() && seed.lock_in_step > stop) ++sim.false_stops;
+    if (stop >= 0 && stop < seed.steps) sim.saved_steps += seed.steps - stop;
+  }
+  return sim;
 }
 
 }  // namespace rb::judge

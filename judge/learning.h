@@ -116,14 +116,19 @@ struct ConfigLearning {
   int64_t unknown = 0;
   int64_t stopped = 0;         // plateaued seeds that plateau stopping ended
   int64_t suggested_steps = 0; // the budget a pilot should try (twice the recipe's), when budget-limited
-  // What plateau stopping would have done on the seeds with curves that ran without it (plateau_stop_step):
-  // the steps they ran, the steps it would have saved, and the seeds it would have stopped that locked in later
-  // (false stops: each one a lock-in lost).
-  int64_t simulated_seeds = 0, simulated_steps = 0, saved_steps = 0, false_stops = 0;
   // Most of the seeds that did not lock in were still learning when the budget ended: more than half of
   // those diagnosed.
   bool budget_limited_config() const { return budget_limited > 0 && 2 * budget_limited > budget_limited + plateaued; }
 };
 ConfigLearning config_learning(const Config& config, const LearningRule& rule = LearningRule{});
+
+// What plateau stopping would have done on a config's seeds with curves that ran without it (plateau_stop_step):
+// the steps they ran, the steps it would have saved, and the seeds it would have stopped that locked in later
+// (false stops: each one a lock-in lost). Apart from config_learning because it costs an exact test per
+// evaluation per seed: computed once, where a config's JSON is written (reports/results.cpp config_to_json).
+struct StoppingSimulation {
+  int64_t seeds = 0, steps = 0, saved_steps = 0, false_stops = 0;
+};
+StoppingSimulation simulate_plateau_stopping(const Config& config, const LearningRule& rule = LearningRule{});
 
 }  // namespace rb::judge

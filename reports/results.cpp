@@ -287,11 +287,17 @@ json summary_to_json(const judge::ConfigSummary& s) {
            {{"not_locked_in", s.learning.not_locked_in}, {"budget_limited", s.learning.budget_limited},
             {"plateaued", s.learning.plateaued}, {"unknown", s.learning.unknown}, {"stopped", s.learning.stopped},
             {"budget_limited_config", s.learning.budget_limited_config()},
-            {"stopping_simulation",
-             {{"seeds", s.learning.simulated_seeds}, {"steps", s.learning.simulated_steps},
-              {"saved_steps", s.learning.saved_steps}, {"false_stops", s.learning.false_stops}}},
             {"suggested_steps", s.learning.suggested_steps > 0 ? json(s.learning.suggested_steps) : json(nullptr)}}},
           {"floor_bits_per_number", s.floor_bits_per_number}};
+}
+
+// A config's summary with what plateau stopping would have saved on it (computed here only: it is the costly part).
+static json summary_with_simulation(const Config& c) {
+  json j = summary_to_json(judge::summarize(c));
+  const judge::StoppingSimulation sim = judge::simulate_plateau_stopping(c);
+  j["learning"]["stopping_simulation"] = {
+      {"seeds", sim.seeds}, {"steps", sim.steps}, {"saved_steps", sim.saved_steps}, {"false_stops", sim.false_stops}};
+  return j;
 }
 
 json config_to_json(const Config& c, bool with_curves) {
@@ -329,7 +335,7 @@ json config_to_json(const Config& c, bool with_curves) {
           {"eval_fingerprint", c.eval_fingerprint.empty() ? json(nullptr) : json(c.eval_fingerprint)},
           {"knobs", c.knobs},
           {"capacity_bits", c.capacity_bits},
-          {"summary", summary_to_json(judge::summarize(c))},
+          {"summary", summary_with_simulation(c)},
           {"seeds", seeds}};
 }
 

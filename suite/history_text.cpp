@@ -27,8 +27,7 @@ std::string undecided_text(const Analysis& a) {
     auto& slot = (paired ? pairs : groups)[paired ? u.label : u.label + " " + metric_name(u.metric)];
     if (u.needs > slot.second) slot = {u.has, u.needs};
   }
-  std::string out = fmt::format("{} of {} tests cannot reach alpha/{} with the data they have and left the family "
-                                "(Tarone):\n", a.undecided.size(), a.tests, a.family);
+  std::string out = "left the family (they cannot reach alpha/K with the data they have):\n";
   for (const auto& [what, hn] : pairs)
     out += fmt::format("  {}: needs {} seeds that differ between epochs (has at most {})\n", what, hn.second, hn.first);
   for (const auto& [what, hn] : groups)
@@ -41,9 +40,16 @@ std::string undecided_text(const Analysis& a) {
 std::string changes_table(const Analysis& a) {
   int64_t epochs = 0;
   for (const auto& c : a.configs) epochs = std::max(epochs, c.epochs);
-  const std::string over = fmt::format("{} commits, at most {} epochs per config; {} tests, {} in the family at alpha/{} "
-                                       "(Bonferroni over the tests that can reach it, Tarone)",
-                                       a.commits.size(), epochs, a.tests, a.family, a.family);
+  // The counts once: the tests, those in Tarone's family (judged at alpha/K, K = a.family), and those that left it
+  // (a.undecided, listed below). K can exceed the members: with one test that cannot reach alpha, K = 1 and no
+  // test is in the family.
+  const auto left = static_cast<int64_t>(a.undecided.size());
+  const int64_t members = a.tests - left;
+  const std::string over =
+      fmt::format("{} commits, at most {} epochs per config; {} test{}: {} in the family, judged at alpha/{} "
+                  "(Bonferroni over the tests that can reach it, Tarone){}",
+                  a.commits.size(), epochs, a.tests, a.tests == 1 ? "" : "s", members == 0 ? "none" : std::to_string(members),
+                  a.family, left == 0 ? "" : fmt::format(", {} left it", left));
   if (a.changes.empty()) return fmt::format("no change found over {}\n", over) + undecided_text(a);
   std::string out = fmt::format("{:<8} {:<6} {:<19} {:<10} {:>12} {:>12} {:<16} {:>9}  {}\n", "metric", "kind",
                                 "commit", "", "before", "after", "effect", "p (adj.)", "config");

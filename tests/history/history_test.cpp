@@ -13,6 +13,7 @@
 
 #include "core/errors.h"
 #include "history/analysis.h"
+#include "suite/history_text.h"
 #include "history/history.h"
 #include "stats/changepoint.h"
 
@@ -316,7 +317,32 @@ TEST(HistoryAnalysis, BitIdenticalRerunsAreOneEpoch) {
   EXPECT_EQ(a.configs[0].epochs, 2);
   EXPECT_EQ(a.tests, 1);  // one paired test of the config at its one epoch boundary
   for (const auto& c : a.changes) EXPECT_EQ(c.design, judge::Design::kPairs);
+  EXPECT_NE(changes_table(a).find("1 test: 1 in the family, judged at alpha/1"), std::string::npos) << changes_table(a);
   fs::remove(path);
+}
+
+// Issue 61: the family's counts are said once, and agree with the list of tests that left it. With one test
+// that cannot reach alpha, Tarone's K is 1 but no test is in the family.
+TEST(HistoryText, TheFamilyCountsAreSaidOnceAndRight) {
+  Analysis a;
+  a.tests = 1;
+  a.family = 1;
+  Analysis::Undecided u;
+  u.label = "mqar/diag";
+  u.has = 3;
+  u.needs = 5;
+  a.undecided.push_back(u);
+  const std::string text = changes_table(a);
+  EXPECT_NE(text.find("1 test: none in the family, judged at alpha/1 (Bonferroni over the tests that can reach it, "
+                      "Tarone), 1 left it"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("1 in the family"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1 of 1"), std::string::npos) << text;  // said once
+  EXPECT_NE(text.find("left the family (they cannot reach alpha/K with the data they have):\n  mqar/diag: needs 5"),
+            std::string::npos) << text;
+  a.tests = 4;
+  a.family = 2;
+  EXPECT_NE(changes_table(a).find("4 tests: 3 in the family, judged at alpha/2"), std::string::npos) << changes_table(a);
 }
 
 // A regression that arrives in steps each below the gate's floors (four commits each x1.15 slower) fails the
