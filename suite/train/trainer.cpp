@@ -165,6 +165,10 @@ static std::string gpu_name(int index) {
   return ok && text[0] != 0 ? std::string(text) : fallback;
 }
 
+// Whether this process has a CUDA LibTorch (its libtorch_cuda.so is loaded). torch::hasCUDA() cannot tell: in
+// LibTorch 2.x it is false on a CUDA build that sees no GPU.
+static bool cuda_libtorch() { return ::dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD) != nullptr; }
+
 // "cpu", "cuda" or "cuda:N" as a torch::Device; anything else is a UsageError.
 static torch::Device parse_device(const std::string& text) {
   if (text == "cpu") return torch::Device(torch::kCPU);
@@ -178,8 +182,8 @@ static torch::Device parse_device(const std::string& text) {
     }
     if (!torch::cuda::is_available())
       throw UsageError("--device " + text + ": no CUDA device is available (" +
-                           std::string(torch::hasCUDA() ? "this LibTorch has CUDA but sees no GPU"
-                                                        : "this LibTorch is built without CUDA, as Debian's is") + ")",
+                           std::string(cuda_libtorch() ? "this LibTorch has CUDA but sees no GPU"
+                                                       : "this LibTorch is built without CUDA, as Debian's is") + ")",
                        "train on the CPU (--device cpu, the default), or build against a CUDA LibTorch on a machine "
                        "with a GPU (README: Devices)");
     const int count = static_cast<int>(torch::cuda::device_count());
