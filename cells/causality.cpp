@@ -11,16 +11,18 @@ std::string CausalityResult::describe() const {
     return fmt::format("changing tokens s.. at every split s of {} moved no earlier output by more than {:.3g} (limit "
                        "{:.3g})",
                        length, leak, limit);
-  return fmt::format("changing tokens {}..{} moved the output at position {} by {:.3g} (limit {:.3g}): it reads the "
+  return fmt::format("changing tokens {}..{} moved the output at position {} by {:.3g} (limit {:.3g}{}): it reads the "
                      "future",
-                     split, length - 1, position, leak, limit);
+                     split, length - 1, position, leak, limit,
+                     evaluations > 1 ? fmt::format("; at least this much in each of {} evaluations", evaluations) : "");
 }
 
-CausalityResult check_causality(const std::function<torch::Tensor(const torch::Tensor&)>& forward, int64_t length,
-                                int64_t d_model, uint64_t seed) {
-  torch::NoGradGuard no_grad;
+namespace {
+
+// One evaluation of every split point: the largest change of an output before its split.
+CausalityResult measure(const std::function<torch::Tensor(const torch::Tensor&)>& forward, int64_t T, int64_t D,
+                        uint64_t seed) {
   CausalityResult r;
-  const int64_t T = std::max<int64_t>(length, 2), D = d_model;
   r.length = T;
   auto gen = at::detail::createCPUGenerator(seed);
   const auto x = torch::randn({1, T, D}, gen);
@@ -51,6 +53,28 @@ CausalityResult check_causality(const std::function<torch::Tensor(const torch::T
   }
   r.limit = 1e-5 * scale;
   r.causal = r.leak <= r.limit;
+  return r;
+}
+
+}  // namespace
+
+CausalityResult check_causality(const std::function<torch::Tensor(const torch::Tensor&)>& forward, int64_t length,
+                                int64_t d_model, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const int64_t T = std::max<int64_t>(length, 2);
+  // A leak is structural: the same inputs move the same earlier output on every evaluation. Rounding is not
+  // always: a multithreaded GEMM or elementwise op may split its work differently from call to call (pip's
+  // MKL LibTorch on a loaded machine: 2 of 80 `plan --battery smoke` calls moved an early output of
+  // diag+decay+conv, whose per-head RMS norm magnifies a near-zero output's rounding, by 2-3e-5 relative).
+  // So a leak above the limit is confirmed by evaluating again, and called only when every evaluation sees one.
+  CausalityResult r;
+  for (int attempt = 1; attempt <= kCausalityEvaluations; ++attempt) {
+    auto a = measure(forward, T, d_model, seed);
+    a.evaluations = attempt;
+    if (a.causal) return a;
+    if (attempt == 1 || a.leak < r.leak) r = a;  // the smallest leak seen: what every evaluation showed
+    r.evaluations = attempt;
+  }
   return r;
 }
 

@@ -5,7 +5,8 @@
 // split s = t + 1 (generically: a random replacement cancels with probability 0), so a cell that is
 // bidirectional only inside aligned blocks or reads one token ahead is refused at any block size. The
 // perturbed sequences run in batches beside the unperturbed one, and each is compared
-// with that one inside the same forward call (the same batch shape, so the same arithmetic per row).
+// with that one inside the same forward call (the same batch shape, so the same arithmetic per row). A leak
+// is confirmed by evaluating again (kCausalityEvaluations).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,13 @@ struct CausalityResult {
   int64_t position = -1;      // the earlier output that moved most there
   int64_t length = 0;         // T of the test sequences
   int64_t splits = 0;         // split points checked (T − 1: all of them)
+  int evaluations = 1;        // how many times every split was evaluated (a leak is confirmed by repeating)
   std::string describe() const;  // one line for check-cell and error messages
 };
+
+// A leak above the limit is called only when each of this many evaluations of the same inputs shows one:
+// rounding that differs from call to call (a multithreaded op's work split) is not a leak; a leak is.
+inline constexpr int kCausalityEvaluations = 3;
 
 // Checks `forward` (x {B, T, D} → {B, T, D}) at length T and width D on a private generator; NoGrad, and the
 // caller puts the module in eval mode. Throws what forward throws.

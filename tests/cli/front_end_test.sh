@@ -55,7 +55,7 @@ same_as_torch() {  # same_as_torch ARGS...: output and exit code equal to recall
   a=$("$rb" "$@" 2>&1); ra=$?
   b=$("$torch_side" "$@" 2>&1); rb_=$?
   if [ "$a" != "$b" ] || [ "$ra" != "$rb_" ]; then
-    echo "FAIL: recallbench $* differs from recallbench-torch (exit $ra vs $rb_)"; diff <(echo "$a") <(echo "$b") | head -20; fail=1
+    echo "FAIL: recallbench $* differs from recallbench-torch (exit $ra vs $rb_)"; local d; d=$(diff <(echo "$a") <(echo "$b")); echo "$d" | head -12; echo "$d" | grep "^>" | head -8; fail=1
   else
     echo "ok: recallbench $* = recallbench-torch (exit $ra)"
   fi
