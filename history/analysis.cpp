@@ -277,8 +277,10 @@ std::vector<Series> build_series(const Loaded& d, std::map<std::string, std::vec
 // time to lock-in (+1 when the later epoch's run locks in later, censoring respected: the sign test) and
 // recall (the signed rank of the difference), flipped together (stats::paired_max_t). p[m] in the order of
 // the config's series: lock-in, time, recall.
-stats::PairedMaxT paired_test(const Epoch& a, const Epoch& b) {
-  std::vector<std::vector<double>> c(3);
+using Contributions = std::vector<std::vector<double>>;  // per metric (lock-in, time, recall), per pair
+
+Contributions paired_contributions(const Epoch& a, const Epoch& b) {
+  Contributions c(3);
   std::vector<double> differences;
   for (const auto& [seed, x] : a.seeds) {
     const auto it = b.seeds.find(seed);
@@ -303,8 +305,10 @@ stats::PairedMaxT paired_test(const Epoch& a, const Epoch& b) {
     if (!zero) rank += static_cast<double>(j - i + 1);
     i = j + 1;
   }
-  return stats::paired_max_t(c);
+  return c;
 }
+
+stats::PairedMaxT paired_test(const Epoch& a, const Epoch& b) { return stats::paired_max_t(paired_contributions(a, b)); }
 
 // The smallest p a whole-group permutation can give: a step over g groups at best separates the middle
 // split's two halves (2 of C(g, g/2) orders), a trend at best orders all g groups (2 of g!); neither below the
@@ -327,7 +331,12 @@ struct Entry {
   int64_t untied = 0;
   stats::ChangeTest test;         // the permutation design's test (for the segmentation below it)
   std::vector<double> metric_p;   // paired: per metric of the config (lock-in, time, recall), max-T adjusted
+  // A battery test (series == kBattery): its member configs, each as (its lock-in series, the epoch boundary
+  // tested there: a step's new epoch, or for the drift the newest epoch).
+  std::vector<std::pair<size_t, int64_t>> members;
 };
+
+constexpr size_t kBattery = static_cast<size_t>(-1);  // Entry::series of a battery test
 
 // A series' tests. A config whose seeds recur across epochs is tested once per epoch boundary for all three
 // of its series (held by its lock-in series; the metrics that moved are read from metric_p), and once for
@@ -340,7 +349,7 @@ void add_tests(std::vector<Entry>& entries, size_t si, const Series& s, const st
     const auto& ep = *s.epochs;
     const auto add = [&](judge::ChangeKind kind, int64_t at, int64_t lo, int64_t hi, const Epoch& a, const Epoch& b) {
       const stats::PairedMaxT t = paired_test(a, b);
-      entries.push_back({si, kind, judge::Design::kPairs, at, lo, hi, t.joint_p, t.min_p, 0, t.untied, {}, t.p});
+      entries.push_back({si, kind, judge::Design::kPairs, at, lo, hi, t.joint_p, t.min_p, 0, t.untied, {}, t.p, {}});
     };
     for (int64_t b = 1; b < n; ++b)
       add(judge::ChangeKind::kStep, b, b - 1, b + 1, ep[static_cast<size_t>(b - 1)], ep[static_cast<size_t>(b)]);
@@ -349,10 +358,46 @@ void add_tests(std::vector<Entry>& entries, size_t si, const Series& s, const st
   }
   const stats::ChangeTest step = stats::step_test(s.groups, 0, n, s.kind, perm);
   entries.push_back({si, judge::ChangeKind::kStep, judge::Design::kCommits, step.split, 0, n, step.p,
-                     permutation_min_p(n, false, perm), step.statistic, n, step, {}});
+                     permutation_min_p(n, false, perm), step.statistic, n, step, {}, {}});
   const stats::ChangeTest trend = stats::trend_test(s.groups, 0, n, s.kind, perm);
   entries.push_back({si, judge::ChangeKind::kDrift, judge::Design::kCommits, n / 2, 0, n, trend.p,
-                     permutation_min_p(n, true, perm), trend.statistic, n, trend, {}});
+                     permutation_min_p(n, true, perm), trend.statistic, n, trend, {}, {}});
+}
+
+// The battery's tests (issue 61): a change that moves every config a little is seen by all their pairs
+// together, where each config's own test at alpha / K has too few. Stratified by config: the same per-pair
+// contributions as each config's paired test (paired_contributions), every pair flipped on its own, so under
+// "the commits between do not matter" for every member the pooled test is exact like the per-config one.
+//   step   at every commit where two or more paired configs start a new epoch: their boundaries' pairs pooled
+//   drift  every paired config's oldest epoch against its newest, pooled
+// Both join the one family (Tarone, Bonferroni at alpha / K), so the history's false-alarm bound is unchanged.
+void add_battery_tests(std::vector<Entry>& entries, const std::vector<Series>& series) {
+  std::vector<size_t> paired;
+  for (size_t si = 0; si < series.size(); ++si)
+    if (series[si].paired && series[si].metric == Metric::kLockIn) paired.push_back(si);
+  if (paired.size() < 2) return;
+  const auto add = [&](judge::ChangeKind kind, int64_t at, const std::vector<std::pair<size_t, int64_t>>& members) {
+    Contributions pooled(3);
+    for (const auto& [si, b] : members) {
+      const auto& ep = *series[si].epochs;
+      const Epoch& from = kind == judge::ChangeKind::kDrift ? ep.front() : ep[static_cast<size_t>(b - 1)];
+      const Contributions c = paired_contributions(from, ep[static_cast<size_t>(b)]);
+      for (size_t m = 0; m < pooled.size(); ++m) pooled[m].insert(pooled[m].end(), c[m].begin(), c[m].end());
+    }
+    const stats::PairedMaxT t = stats::paired_max_t(pooled);
+    Entry e{kBattery, kind, judge::Design::kPairs, at, 0, 0, t.joint_p, t.min_p, 0, t.untied, {}, t.p, members};
+    entries.push_back(std::move(e));
+  };
+  std::map<int64_t, std::vector<std::pair<size_t, int64_t>>> at_commit;  // a new epoch's first commit → members
+  std::vector<std::pair<size_t, int64_t>> drift;
+  for (size_t si : paired) {
+    const auto n = static_cast<int64_t>(series[si].groups.size());
+    for (int64_t b = 1; b < n; ++b) at_commit[series[si].commit_index[static_cast<size_t>(b)]].emplace_back(si, b);
+    if (n >= 2) drift.emplace_back(si, n - 1);
+  }
+  for (const auto& [commit, members] : at_commit)
+    if (members.size() >= 2) add(judge::ChangeKind::kStep, commit, members);
+  if (drift.size() >= 2) add(judge::ChangeKind::kDrift, -1, drift);
 }
 
 // The family's tests and what was found: per test its raw p and minimum attainable p; Tarone's rule with
@@ -375,6 +420,7 @@ Detection detect(const std::vector<Series>& series, double alpha, stats::ChangeT
   Detection d;
   d.perm = perm;
   for (size_t s = 0; s < series.size(); ++s) add_tests(d.entries, s, series[s], perm);
+  add_battery_tests(d.entries, series);
   std::vector<double> p, min_p;
   for (const auto& e : d.entries) {
     p.push_back(e.p);
@@ -452,6 +498,69 @@ void series_changes(Analysis& a, const Series& s, size_t si, const Detection& de
   }
 }
 
+std::string battery_label(const Entry& t) { return fmt::format("the battery ({} configs)", t.members.size()); }
+
+// The commit a battery test is about: a step's commit; the drift's newest epoch's latest first commit.
+int64_t battery_index(const Entry& t, const std::vector<Series>& series) {
+  if (t.kind == judge::ChangeKind::kStep) return t.at;
+  int64_t index = 0;
+  for (const auto& [si, b] : t.members) index = std::max(index, series[si].commit_index[static_cast<size_t>(b)]);
+  return index;
+}
+
+// The battery's changes: at each rejected battery test, the metrics whose own max-T p passes alpha / K (a
+// drift only for a metric without a battery step). Its levels are the members' means (geometric for time), each
+// member's level on its own series on either side of its boundary (the drift: its oldest and newest epochs).
+void battery_changes(Analysis& a, const std::vector<Series>& series, const Detection& det, double alpha) {
+  const double k = static_cast<double>(det.family.family);
+  std::set<size_t> stepped;
+  for (const auto kind : {judge::ChangeKind::kStep, judge::ChangeKind::kDrift}) {
+    for (size_t e = 0; e < det.entries.size(); ++e) {
+      const Entry& t = det.entries[e];
+      if (t.series != kBattery || t.kind != kind || !det.rejected(e, alpha)) continue;
+      for (size_t m = 0; m < t.metric_p.size(); ++m) {
+        const double p_adj = std::min(1.0, k * t.metric_p[m]);
+        if (!stats::significant(p_adj, alpha) || (kind == judge::ChangeKind::kDrift && stepped.count(m))) continue;
+        if (kind == judge::ChangeKind::kStep) stepped.insert(m);
+        Change c;
+        c.series = kBatterySeries;
+        c.label = battery_label(t);
+        c.metric = series[t.members.front().first + m].metric;
+        c.kind = kind;
+        c.design = judge::Design::kPairs;
+        c.index = battery_index(t, series);
+        c.commit = a.commits[static_cast<size_t>(c.index)].hash;
+        // Geometric means for a ratio (time: configs' times differ in scale), arithmetic for a difference.
+        const bool ratio = judge::effect_is_ratio(c.metric);
+        double before = 0, after = 0;
+        int64_t n = 0, first = c.index, last = c.index;
+        for (const auto& [si, b] : t.members) {
+          const Series& s = series[si + m];
+          const int64_t lo = kind == judge::ChangeKind::kDrift ? 0 : b - 1;
+          const double x = level(s, lo, lo + 1), y = level(s, b, b + 1);
+          first = std::min(first, s.commit_index[static_cast<size_t>(lo)]);
+          last = std::max(last, s.last_index[static_cast<size_t>(b)]);
+          if (!std::isfinite(x) || !std::isfinite(y) || (ratio && (x <= 0 || y <= 0))) continue;
+          before += ratio ? std::log(x) : x, after += ratio ? std::log(y) : y, ++n;
+        }
+        const auto mean = [&](double sum) {
+          if (!n) return kNaN;
+          return ratio ? std::exp(sum / static_cast<double>(n)) : sum / static_cast<double>(n);
+        };
+        c.before = mean(before);
+        c.after = mean(after);
+        if (kind == judge::ChangeKind::kDrift) {
+          c.first_commit = a.commits[static_cast<size_t>(first)].hash;
+          c.last_commit = a.commits[static_cast<size_t>(last)].hash;
+        }
+        c.p = t.metric_p[m];
+        c.p_adjusted = p_adj;
+        a.changes.push_back(std::move(c));
+      }
+    }
+  }
+}
+
 // One change is one entry: a drift of a config (any metric) whose span holds a step of the same config (any
 // metric) is the step seen again over a longer range, and is dropped. series_changes already keeps drifts
 // out of a series that has a step; this applies the rule across a config's metrics.
@@ -485,12 +594,18 @@ void find_changes(Analysis& a, const std::vector<Series>& series, const Analysis
   for (size_t e = 0; e < det.entries.size(); ++e) {
     if (det.family.in_family[e]) continue;
     const Entry& t = det.entries[e];
+    if (t.series == kBattery) {
+      a.undecided.push_back({kBatterySeries, battery_label(t), Metric::kLockIn, t.kind, t.design, battery_index(t, series),
+                             t.min_p, t.untied, needed_to_reach(t, level, det.perm)});
+      continue;
+    }
     const Series& s = series[t.series];
     a.undecided.push_back({s.name, s.label, s.metric, t.kind, t.design,
                            s.commit_index[static_cast<size_t>(std::max<int64_t>(0, t.at))], t.min_p, t.untied,
                            needed_to_reach(t, level, det.perm)});
   }
   for (size_t s = 0; s < series.size(); ++s) series_changes(a, series[s], s, det, options.alpha, det.perm);
+  battery_changes(a, series, det, options.alpha);
   drop_drifts_a_step_explains(a);
   std::stable_sort(a.changes.begin(), a.changes.end(), [](const Change& x, const Change& y) {
     return x.p_adjusted != y.p_adjusted ? x.p_adjusted < y.p_adjusted : x.index < y.index;
@@ -658,7 +773,8 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
            "per config, epochs: consecutive commits whose runs are bit-identical per seed are one observation. Where "
            "seeds recur across epochs: a paired step test at every epoch boundary (McNemar's exact test on lock-in, "
            "the sign test on which run locks in first, the signed-rank test on recall) and the oldest epoch against "
-           "the newest; otherwise a step (best split: two-proportion z, log-rank, Mann-Whitney, mean log time on "
+           "the newest, and the same paired tests pooled over the configs (the battery: at every commit where two or "
+           "more configs start a new epoch, and over each one's oldest and newest epoch); otherwise a step (best split: two-proportion z, log-rank, Mann-Whitney, mean log time on "
            "kernel speed) and a drift (linear trend), by permuting whole epochs or commits, with binary segmentation "
            "below a step. Every test of the history in one family: Bonferroni at alpha/K over the K tests that can "
            "reach alpha/K (Tarone); the others are listed as undecided with what they would need"},

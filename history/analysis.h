@@ -9,7 +9,11 @@
 // linear trend over the commits); both p-values by permuting whole commits. All series' tests of one
 // history form one Holm family at `alpha`: the chance that a history with no change anywhere reports any
 // change is at most alpha, whatever the dependence between series (lock-in, time and recall of a config
-// share their seeds). Below a significant step, binary segmentation looks for more steps in each side,
+// share their seeds). Where two or more configs pair seeds across epochs, battery tests join the family: the
+// same paired contributions pooled over the configs (stratified: every pair flipped on its own), at every
+// commit where two or more of them start a new epoch and over each one's oldest and newest epoch, so a
+// change that moves every config a little is seen by all their pairs together (series "battery").
+// Below a significant step, binary segmentation looks for more steps in each side,
 // each at alpha. A drift is reported when no step
 // is, or when a trend remains inside the steps' segments.
 #pragma once
@@ -31,6 +35,9 @@ using judge::Change;
 using judge::Metric;
 using judge::metric_name;
 using judge::parse_metric;
+
+// The series name of the battery's pooled tests' changes (every paired config's pairs together).
+inline constexpr const char* kBatterySeries = "battery";
 
 struct AnalysisOptions {
   double alpha = 0.05;

@@ -236,7 +236,9 @@ Comparison::Ties Comparison::ties() const {
 }
 
 Verdict Comparison::verdict() const {
-  const Verdict worst = counts().worst(Verdict::kNoChange);
+  // The battery's own verdict counts when it decided; "cannot reach" adds nothing: its configs then cannot either.
+  const bool battery_decided = battery.tested && battery.verdict != Verdict::kInconclusive;
+  const Verdict worst = std::max(counts().worst(Verdict::kNoChange), battery_decided ? battery.verdict : Verdict::kNoChange);
   const bool incomplete = !missing_planned.empty() || !missing_paired.empty();
   return incomplete && worst < Verdict::kInconclusive ? Verdict::kInconclusive : worst;
 }
@@ -739,11 +741,96 @@ int64_t adjust_unpaired(const std::vector<ConfigComparison*>& tested, const Gate
   return static_cast<int64_t>(drops.size());
 }
 
+// The battery's pooled test (BatteryTest) over the paired configs' primary pairs, after their own tests.
+void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested, const GateOptions& o, double level) {
+  bt.level = level;
+  int64_t lost = 0, gained = 0, time_configs_pairs = 0;
+  std::vector<double> ratios, drops;
+  for (const auto* cc : tested) {
+    if (!cc->paired) continue;
+    ++bt.configs;
+    bt.pairs += cc->pairs;
+    bt.worse += cc->sign.later;
+    bt.better += cc->sign.sooner;
+    const Config& b = cc->compared_baseline();
+    const Config& c = cc->compared_current();
+    if (cc->endpoint == Endpoint::kTimeToLockIn) {
+      lost += cc->lost, gained += cc->gained, time_configs_pairs += cc->pairs;
+      for (size_t i = 0; i < b.seeds.size() && i < c.seeds.size(); ++i)
+        if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
+          ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
+    } else {
+      std::vector<double> base;
+      for (const auto& seed : b.seeds) base.push_back(seed.final_accuracy);
+      const double scale = median_of(base), unit = scale > 0.0 ? scale : 1.0;
+      for (size_t i = 0; i < b.seeds.size() && i < c.seeds.size(); ++i)
+        drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
+    }
+  }
+  const auto sign = stats::sign_test(bt.worse, bt.better);
+  bt.p = sign.p_later;
+  bt.p_better = sign.p_sooner;
+  if (time_configs_pairs > 0) {
+    PrimaryPart part{PartKind::kLockIn};
+    part.pairs = lost + gained, part.worse = lost;
+    part.p = stats::sign_test(lost, gained).p_later;
+    part.effect = static_cast<double>(lost - gained) / static_cast<double>(time_configs_pairs);
+    part.bound = lock_in_drop_bound(lost, gained, time_configs_pairs, o.alpha);
+    part.improvement = -part.effect;
+    part.floor = o.min_lockin_drop;
+    bt.parts.push_back(part);
+  }
+  if (!ratios.empty()) {
+    PrimaryPart part{PartKind::kTime};
+    part.worse = std::count_if(ratios.begin(), ratios.end(), [](double r) { return r > 1.0; });
+    const auto sooner = std::count_if(ratios.begin(), ratios.end(), [](double r) { return r < 1.0; });
+    part.p = stats::sign_test(part.worse, sooner).p_later;
+    part.pairs = part.worse + sooner;
+    const double m = median_of(ratios);
+    part.effect = m - 1.0;
+    part.bound = stats::median_upper_bound(ratios, o.alpha) - 1.0;
+    part.improvement = m > 0.0 ? 1.0 / m - 1.0 : NAN;
+    part.floor = o.min_slowdown;
+    bt.parts.push_back(part);
+  }
+  if (!drops.empty()) {
+    PrimaryPart part{PartKind::kRecall};
+    part.worse = std::count_if(drops.begin(), drops.end(), [](double d) { return d > 0.0; });
+    const auto higher = std::count_if(drops.begin(), drops.end(), [](double d) { return d < 0.0; });
+    part.p = stats::sign_test(part.worse, higher).p_later;
+    part.pairs = part.worse + higher;
+    part.effect = median_of(drops);
+    part.bound = stats::median_upper_bound(drops, o.alpha);
+    part.improvement = -part.effect;
+    part.floor = o.min_recall_drop;
+    bt.parts.push_back(part);
+  }
+  bool reaches = false, better_reaches = false;
+  for (auto& part : bt.parts) {
+    part.rejected = bt.rejected() && part.worse > 0;
+    reaches = reaches || !(part.bound < part.floor - kEps);
+    better_reaches = better_reaches || part.improvement >= part.floor - kEps;
+  }
+  const int64_t untied = bt.worse + bt.better;
+  if (bt.rejected())
+    bt.verdict = reaches ? Verdict::kRegression : Verdict::kBelowMinimumEffect;
+  else if (stats::significant(bt.p_better, level) && better_reaches)
+    bt.verdict = Verdict::kImprovement;
+  else if (untied > 0 && !stats::significant(std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(untied, 60))), level))
+    bt.verdict = Verdict::kInconclusive;
+  else
+    bt.verdict = Verdict::kNoChange;
+}
+
 // The paired rule: one primary test per config, each sequential test at alpha / configs (Bonferroni, named as
 // such: a config is called only when its own test crosses its own boundary; the adjusted p shown is
 // min(1, configs × p)). Judges every tested config.
-void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o) {
-  const double level = o.alpha / static_cast<double>(std::max<size_t>(1, tested.size()));
+void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o, BatteryTest& battery) {
+  const auto paired = std::count_if(tested.begin(), tested.end(), [](const ConfigComparison* cc) { return cc->paired; });
+  battery.tested = paired >= 2 && o.stage_seeds == 0;
+  if (!battery.tested) battery.why_not = paired < 2 ? "fewer than two paired configs" : "the sequential rule";
+  const size_t family = tested.size() + (battery.tested ? 1 : 0);
+  const double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));
   std::vector<TestResult*> primary, better;
   for (auto* cc : tested) {
     primary_test(*cc, o, level);
@@ -755,6 +842,10 @@ void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptio
   for (auto* cc : tested) {
     cc->level_needed = level;
     judge_primary(*cc, o);
+  }
+  if (battery.tested) {
+    battery.family = static_cast<int64_t>(family);
+    battery_test(battery, tested, o, level);
   }
 }
 
@@ -781,8 +872,8 @@ Comparison compare(const std::vector<Config>& baseline, const std::vector<Config
     cmp.tests = unpaired_tests;
     for (auto* cc : tested) judge_unpaired(*cc, o, cmp.tests);
   } else {
-    cmp.tests = static_cast<int64_t>(tested.size());
-    decide_paired(tested, o);
+    decide_paired(tested, o, cmp.battery);
+    cmp.tests = static_cast<int64_t>(tested.size()) + (cmp.battery.tested ? 1 : 0);
   }
   for (auto* cc : tested) {
     if (cc->verdict == Verdict::kInconclusive && !cc->primary_open()) plan_more_seeds(*cc, o);

@@ -199,6 +199,30 @@ struct RecipePair {
   std::vector<RecipeField> differences;
 };
 
+// The battery's test (issue 61): a change that moves every config a little is seen by all their pairs
+// together, where each config's own test at alpha / K has too few. Stratified by config: each paired
+// config's untied primary pairs (lock-in and time, "later or never", or recall; its own sign per pair)
+// pooled into one one-sided sign test, exact under the paired null (every untied pair of every config is
+// then a fair coin, independently). It is one more test of the primary family: with it every config's test
+// and this one are judged at alpha / (configs + 1) (Bonferroni). Computed when two or more tested configs
+// are paired, under one look (the sequential rule's looks are per config: the battery is not tested there).
+// Its verdict follows the per-config rule: a regression when it rejects and a pooled part's one-sided upper
+// bound reaches that part's minimum effect, below the minimum effect when every bound is under it.
+struct BatteryTest {
+  bool tested = false;
+  std::string why_not;          // when not tested: "fewer than two paired configs", "the sequential rule"
+  int64_t configs = 0;          // the paired configs pooled
+  int64_t pairs = 0;            // their compared pairs
+  int64_t worse = 0, better = 0;  // untied pairs, the current worse / better
+  double p = 1.0;               // one-sided sign test p (current worse)
+  double p_better = 1.0;        // the other direction
+  double level = 0.0;           // alpha / family
+  int64_t family = 0;           // the primary family: the tested configs' tests and this one
+  std::vector<PrimaryPart> parts;  // pooled effects: lock-in, time, recall (those with pairs), bounds at alpha
+  Verdict verdict = Verdict::kNoChange;
+  bool rejected() const { return tested && stats::significant(p, level); }
+};
+
 // The whole comparison.
 struct Comparison {
   GateOptions options;
@@ -217,6 +241,7 @@ struct Comparison {
   // any is missing the comparison is at best inconclusive.
   std::vector<std::string> missing_paired;
   int64_t tests = 0;                            // tests in the drop family
+  BatteryTest battery;                          // the paired rule's pooled test over the configs
   json baseline_context = json::object();
   json current_context = json::object();
 
@@ -231,8 +256,8 @@ struct Comparison {
   };
   Ties ties() const;
 
-  Verdict verdict() const;                      // the worst of the configs (kNoChange when none), at least
-                                                // kInconclusive while planned runs are missing
+  Verdict verdict() const;                      // the worst of the configs and the battery test (kNoChange
+                                                // when none), at least kInconclusive while runs are missing
   GateEffect effect() const { return gate_effect(verdict()); }  // for gate_exit_code
   VerdictCounts<Verdict> counts() const;        // configs per verdict
   int64_t data_unchecked() const;               // matched configs without fingerprints on a side

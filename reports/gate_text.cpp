@@ -150,7 +150,7 @@ std::string primary_text(const ConfigComparison& cc, const GateOptions& o) {
                        cc.primary.p_adjusted);
   std::string test = fmt::format(
       "primary: paired sign test on {} over {} seed pairs ({} current {}, {} {}, {} tied), look {} of {} ({} "
-      "spending at {:.3g}, Bonferroni over {} configs): p = {:.3g}",
+      "spending at {:.3g}, Bonferroni over {} tests): p = {:.3g}",
       judge::endpoint_name(cc.endpoint), cc.sign.later + cc.sign.sooner + cc.sign.ties, cc.sign.later,
       pair_words(cc.endpoint).first, cc.sign.sooner, pair_words(cc.endpoint).second, cc.sign.ties, cc.primary_looks(),
       cc.stages_cap, stats::spending_name(o.spending), cc.primary_level, o.alpha / cc.primary_level,
@@ -417,6 +417,38 @@ json recipe_pairs_json(const std::vector<judge::RecipePair>& pairs) {
 
 }  // namespace
 
+std::string battery_text(const judge::BatteryTest& b) {
+  if (!b.tested)
+    return b.why_not == "the sequential rule" ? "battery: not tested under the sequential rule (its looks are per config)" : "";
+  if (b.worse + b.better == 0)
+    return fmt::format("battery: {}: {} paired configs pooled ({} pairs), every pair tied (at alpha/{} = {:.3g})",
+                       judge::verdict_name(b.verdict), b.configs, b.pairs, b.family, b.level);
+  std::string parts;
+  for (const auto& part : b.parts) parts += "; " + part_text(part);
+  return fmt::format("battery: {}: {} paired configs pooled ({} pairs), {} of {} untied pairs worse, p = {:.3g} "
+                     "(one-sided sign test stratified by config, at alpha/{} = {:.3g}, Bonferroni over the {} configs' "
+                     "tests and this one{})",
+                     judge::verdict_name(b.verdict), b.configs, b.pairs, b.worse, b.worse + b.better, b.p, b.family,
+                     b.level, b.family - 1, parts);
+}
+
+json battery_json(const judge::BatteryTest& b) {
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json out = {{"tested", b.tested}};
+  if (!b.tested) {
+    out["why_not"] = b.why_not;
+    return out;
+  }
+  json parts = json::array();
+  for (const auto& part : b.parts)
+    parts.push_back({{"part", judge::part_name(part.kind)}, {"pairs", part.pairs}, {"worse", part.worse}, {"p", part.p},
+                     {"effect", num(part.effect)}, {"bound", num(part.bound)}, {"floor", part.floor}});
+  out.update({{"verdict", judge::verdict_name(b.verdict)}, {"configs", b.configs}, {"pairs", b.pairs},
+              {"worse", b.worse}, {"better", b.better}, {"p", b.p}, {"p_better", b.p_better}, {"level", b.level},
+              {"family", b.family}, {"parts", parts}});
+  return out;
+}
+
 json comparison_to_json(const judge::Comparison& c) {
   json configs = json::array();
   for (const auto& cc : c.configs) configs.push_back(config_comparison_json(cc, c.options));
@@ -435,6 +467,7 @@ json comparison_to_json(const judge::Comparison& c) {
               {"missing_in_baseline", c.missing_in_baseline},
               {"missing_planned", c.missing_planned},
               {"missing_paired", c.missing_paired},
+              {"battery", battery_json(c.battery)},
               {"machine_difference", machine_json(c)},
               {"ties", {{"tied", c.ties().tied}, {"pairs", c.ties().pairs}}},
               {"baseline_context", c.baseline_context}};

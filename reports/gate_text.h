@@ -23,6 +23,11 @@ std::string dependent_seeds_text(const judge::DataDifference& d);
 // One line: why this config got its verdict, with the numbers behind it.
 std::string gate_reason(const judge::ConfigComparison& cc, const judge::GateOptions& options);
 
+// The battery's pooled test in one line: "battery: regression: 4 paired configs pooled, 31 of 38 untied pairs
+// worse, p = 2e-05 (one-sided sign test at alpha/5 = 0.01; ...)"; "" when it was not tested for want of configs.
+std::string battery_text(const judge::BatteryTest& battery);
+nlohmann::json battery_json(const judge::BatteryTest& battery);
+
 // The minimum effects: "20 points lock-in, 10% recall or 20% time to lock in".
 std::string min_effects(const judge::GateOptions& options);
 

@@ -124,6 +124,7 @@ Group section_verdict(const ReportInput& in) {
   g.add(Paragraph{Inline().raw(verdict_sentence(in, c))});
   Table t = verdict_table(c);
   if (!t.rows.empty()) g.add(std::move(t));
+  if (const std::string battery = battery_text(c.battery); !battery.empty()) g.add(Paragraph{Inline(battery)});
   add_keys(g, "Planned but not run", " (the comparison is inconclusive until they are):", c.missing_planned);
   add_keys(g, "Baseline seeds with no run here", " (the paired test needs them: inconclusive until they are run):",
            c.missing_paired);

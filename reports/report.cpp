@@ -153,6 +153,10 @@ void md_verdict_lists(Document& d, const judge::Comparison& c) {
     d.add(Heading{2, md_verdict_title(v)}, Show::kMarkdownOnly);
     d.add(std::move(list), Show::kMarkdownOnly);
   }
+  if (const std::string battery = battery_text(c.battery); !battery.empty()) {
+    d.add(Heading{2, "The battery (every paired config's pairs pooled)"}, Show::kMarkdownOnly);
+    d.add(Paragraph{Inline(battery)}, Show::kMarkdownOnly);
+  }
 }
 
 // What the gate detects per config (judge::GateOptions::power_analysis), nothing without the analysis.
@@ -274,12 +278,13 @@ std::string gate_rule_text(const judge::Comparison& c) {
                                       c.options.stage_seeds, c.options.max_stages,
                                       stats::spending_name(c.options.spending), c.options.futility_p)
                         : std::string();
-  return fmt::format("bonferroni over {} primary tests (one per config at alpha / {}: on time to lock-in a paired "
+  return fmt::format("bonferroni over {} primary tests ({} at alpha / {}: on time to lock-in a paired "
                      "min-p test of the lock-in lost, the time of the seeds that lock in on both sides, and both "
                      "pooled, or a paired sign test on recall where the baseline never locks in; unpaired where no "
                      "seed pairs{}); Fisher on lock-in counts, Mann–Whitney on recall and the log-rank test are "
                      "secondary, not gated ({})",
-                     c.tests, c.tests, seq, adj);
+                     c.tests, c.battery.tested ? "one per config and the battery's pooled one" : "one per config",
+                     c.tests, seq, adj);
 }
 
 // " (data identity not checked for N configs: the baseline records no fingerprints)" when a side is older.
@@ -321,6 +326,7 @@ std::string comparison_text(const judge::Comparison& c, const std::string& basel
     out += fmt::format("  incomplete   {} baseline seed(s) have no run in the results (first: {}): the paired test "
                        "needs them; inconclusive until they are run\n",
                        c.missing_paired.size(), c.missing_paired.front());
+  if (const std::string battery = battery_text(c.battery); !battery.empty()) out += "  " + battery + "\n";
   for (const auto& k : c.missing_in_current) out += "  missing      " + k + " (in the baseline, not in the results)\n";
   for (const auto& k : c.missing_in_baseline) out += "  new          " + k + " (not in the baseline: not gated)\n";
   if (n.model_changed > 0)

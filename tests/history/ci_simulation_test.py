@@ -53,6 +53,13 @@ def main():
         return lambda cs, ch: any(x["config"] == "cfg0" and x["metric"] == metric and x["direction"] == "regression"
                                   for x in ch)
 
+    def at_battery(i, metric):
+        return lambda cs, ch: any(x["metric"] == metric and x["commit"] == cs[i - 1] and x["direction"] == "regression"
+                                  for x in ch)
+
+    def battery_regressed(metric):  # a change on every config: the battery's pooled test, or any config's own
+        return lambda cs, ch: any(x["metric"] == metric and x["direction"] == "regression" for x in ch)
+
     planted = [
         ("time to lock-in x1.4 at commit 7, 10 seeds", ["--plant", "time"], at(7, "time"), 0.0),
         ("time to lock-in x1.4 at commit 7, 20 seeds", ["--plant", "time", "--seeds", "20"], at(7, "time"), 0.8),
@@ -61,14 +68,22 @@ def main():
         ("creep: time x1.15 at commits 7-10 (x1.75), 10 seeds", ["--plant", "creep"], regressed("time"), 0.0),
         ("creep: time x1.15 at commits 7-10 (x1.75), 20 seeds", ["--plant", "creep", "--seeds", "20"],
          regressed("time"), 0.8),
+        # Every config hit: the battery's pooled tests (the configs' pairs together) see what each config's alone
+        # cannot; "elsewhere" does not count the battery's own changes.
+        ("creep on every config: time x1.15 at commits 7-10, 10 seeds", ["--plant", "creep", "--hit", "all"],
+         battery_regressed("time"), 0.7),
+        ("time to lock-in x1.15 at commit 7 on every config, 10 seeds",
+         ["--plant", "time", "--factor", "1.15", "--hit", "all"], at_battery(7, "time"), 0.7),
+        ("lock-in -30 points at commit 7 on every config, 10 seeds", ["--plant", "lockin", "--hit", "all"],
+         battery_regressed("lock-in"), 0.0),
     ]
     for name, extra, found, floor in planted:
         hits, wrong = 0, 0
         for r in range(1, a.replicates + 1):
             commits, changes = history(a.rb, r, *extra)
             hits += 1 if found(commits, changes) else 0
-            wrong += 1 if any(x["config"] != "cfg0" for x in changes) else 0
-        rows.append((name, f"{hits}/{a.replicates}", str(wrong)))
+            wrong += 1 if any(x["config"] not in ("cfg0", "battery") for x in changes) else 0
+        rows.append((name, f"{hits}/{a.replicates}", "-" if "--hit" in extra else str(wrong)))
         if hits < floor * a.replicates:
             failures.append(f"{name}: found in {hits}/{a.replicates}, expected at least {floor:.0%}")
     table = ["| CI-like history (seeds 0..N-1 rerun at every commit, 4 configs) | planted change found at its epoch "

@@ -2,7 +2,7 @@
 """Writes a CI-like simulated history as JSON Lines (`recallbench history import`, docs/tracking.md).
 
   simulate_ci.py [--commits 12] [--configs 4] [--seeds 10] [--seed 1] [--neutral 2] [--keep 0 | 0.5-0.9]
-                 [--plant none|lockin|time|creep] [--at 7]
+                 [--plant none|lockin|time|creep] [--at 7] [--hit cfg0|all]
 
 Every commit reruns seeds 0..N-1 of every config, as CI does. Runs are deterministic per seed: a commit that
 does not touch the numerics repeats every seed's outcome bit for bit. `--neutral K` commits (drawn at random,
@@ -11,11 +11,11 @@ number, or a range lo-hi from which each neutral commit draws its own), else red
 distribution (as a reordered sum does through the lock-in lottery).
 A seed's draw: u ~ U(0,1) (locks in when u < p_lock and its step is within the 4000-step budget), g ~ N(0, 0.25)
 (step = 1000 exp(g) x factor), r ~ N(0, 1) (recall 0.97 + 0.01 r when locked in, else 0.3 + 0.05 r).
-Config c has p_lock 0.9, 0.7, 0.5, 0.3 (cycling). Planted changes hit cfg0 from commit --at on and move every
-seed the same way (its draw kept, the distribution shifted):
+Config c has p_lock 0.9, 0.7, 0.5, 0.3 (cycling). Planted changes hit cfg0 (or every config, --hit all) from
+commit --at on and move every seed the same way (its draw kept, the distribution shifted):
   lockin  p_lock - 0.3 (lock-in -30 points)
-  time    step x 1.4
-  creep   step x 1.15 at each of commits at, at+1, at+2, at+3 (x 1.75 in all)
+  time    step x 1.4 (--factor)
+  creep   step x 1.15 (--factor) at each of commits at, at+1, at+2, at+3 (x 1.75 in all)
 The planted commit is also a numerics change: no neutral commit is drawn there.
 """
 import argparse
@@ -58,6 +58,8 @@ def main():
     ap.add_argument("--keep", default="0")
     ap.add_argument("--plant", choices=["none", "lockin", "time", "creep"], default="none")
     ap.add_argument("--at", type=int, default=7)
+    ap.add_argument("--hit", choices=["cfg0", "all"], default="cfg0")
+    ap.add_argument("--factor", type=float, help="the time plant's factor (default 1.4; creep: 1.15 per step)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     planted = set()
@@ -87,12 +89,12 @@ def main():
             if a.plant == "lockin":
                 p_shift = -0.3
             elif a.plant == "time":
-                factor = 1.4
+                factor = a.factor or 1.4
             else:
-                factor *= 1.15
+                factor *= a.factor or 1.15
         for c in range(a.configs):
             p_lock = [0.9, 0.7, 0.5, 0.3][c % 4]
-            shift, f = (p_shift, factor) if c == 0 else (0.0, 1.0)
+            shift, f = (p_shift, factor) if c == 0 or a.hit == "all" else (0.0, 1.0)
             for s in range(a.seeds):
                 locked, step, recall = outcome(state[(c, s)], p_lock + shift, f)
                 out.write(json.dumps(dict(head, config="cfg%d" % c, seed=s, locked_in=locked,

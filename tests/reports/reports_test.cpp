@@ -176,6 +176,55 @@ TEST(Gate, BaselineSeedsMissingFromTheCurrentSideAreInconclusiveWithoutAPlan) {
   EXPECT_TRUE(compare(base, shifted_v).missing_paired.empty());
 }
 
+// The battery's pooled test (issue 61): four configs each 7 of 10 pairs later, 3 sooner (one-sided sign p 0.17
+// each: none moves alone) pool to 28 of 40 (p 0.0083, under alpha / 5). It joins the primary family (each
+// config's test at alpha / 5), turns the comparison's verdict, and is not run for fewer than two paired configs
+// or under the sequential rule.
+TEST(Gate, TheBatteryTestPoolsEveryPairedConfigsPairs) {
+  std::vector<Config> base, cur;
+  for (const char* key : {"a", "b", "c", "d"}) {
+    base.push_back(planted(key, "diag+conv", 10, 10));
+    Config slow = base.back();
+    for (auto& o : slow.seeds) {
+      o.lock_in_step = o.steps = o.seed < 7 ? o.lock_in_step + 150 : o.lock_in_step - 50;  // 7 later, 3 sooner
+      o.train_fingerprint.clear();
+    }
+    for (auto& o : base.back().seeds) o.train_fingerprint.clear();
+    cur.push_back(slow);
+  }
+  const Comparison c = compare(base, cur);
+  ASSERT_TRUE(c.battery.tested);
+  EXPECT_EQ(c.battery.configs, 4);
+  EXPECT_EQ(c.battery.worse, 28);
+  EXPECT_EQ(c.battery.better, 12);
+  EXPECT_EQ(c.battery.family, 5);
+  EXPECT_DOUBLE_EQ(c.battery.level, 0.01);
+  EXPECT_NEAR(c.battery.p, stats::sign_test(28, 12).p_later, 1e-12);
+  EXPECT_TRUE(c.battery.rejected());
+  for (const auto& cc : c.configs) {
+    EXPECT_EQ(cc.verdict, Verdict::kInconclusive) << cc.key;  // 7 of 10 at alpha / 5: below significance
+    EXPECT_DOUBLE_EQ(cc.primary_level, 0.01) << cc.key;
+  }
+  EXPECT_NE(c.battery.verdict, Verdict::kNoChange);
+  EXPECT_GE(c.verdict(), c.battery.verdict);
+  EXPECT_NE(comparison_text(c, "base.json").find("battery: "), std::string::npos);
+  EXPECT_EQ(comparison_to_json(c).at("battery").at("worse"), 28);
+  // The same change on one config only: nothing to pool; the family is the configs alone.
+  const std::vector<Config> one_base = {base.front()}, one_cur = {cur.front()};
+  const Comparison one = compare(one_base, one_cur);
+  EXPECT_FALSE(one.battery.tested);
+  EXPECT_DOUBLE_EQ(one.configs.front().primary_level, 0.05);
+  // Unchanged: every pair tied, no change.
+  const Comparison same = compare(base, base);
+  EXPECT_TRUE(same.battery.tested);
+  EXPECT_EQ(same.battery.verdict, Verdict::kNoChange);
+  EXPECT_EQ(same.verdict(), Verdict::kNoChange);
+  GateOptions sequential;
+  sequential.stage_seeds = 5;
+  sequential.max_stages = 2;
+  EXPECT_FALSE(compare(base, cur, sequential).battery.tested);
+}
+
 TEST(Gate, UnchangedRerunPasses) {
   const std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 2, 6, 8, 0, 400, 3)};
   const Comparison c = compare(base, base);
