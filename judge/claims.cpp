@@ -42,7 +42,8 @@ constexpr std::pair<Statistic, const char*> kStatistics[] = {
 constexpr std::pair<Direction, const char*> kDirections[] = {{Direction::kGreater, "greater"},
                                                              {Direction::kLess, "less"},
                                                              {Direction::kNone, "none"},
-                                                             {Direction::kNotLess, "not-less"}};
+                                                             {Direction::kNotLess, "not-less"},
+                                                             {Direction::kNotGreater, "not-greater"}};
 
 }  // namespace
 
@@ -76,6 +77,7 @@ const char* claim_outcome_name(ClaimOutcome outcome) {
     case ClaimOutcome::kNotInformative: return "not informative";
     case ClaimOutcome::kReproduced: return "reproduced";
     case ClaimOutcome::kReproducedOnProxy: return "reproduced on a proxy";
+    case ClaimOutcome::kReproducedOnSubset: return "reproduced on a subset";
     case ClaimOutcome::kDirectionOnly: return "direction reproduced, size not";
     case ClaimOutcome::kContradicted: return "contradicted";
     case ClaimOutcome::kSizeNotReproduced: return "claimed size not reproduced";
@@ -102,7 +104,19 @@ bool Claim::one_arm() const {
 
 bool Claim::equivalence() const {
   return !one_arm() && !all_of() &&
-         (direction == Direction::kNone || direction == Direction::kNotLess);
+         (direction == Direction::kNone || direction == Direction::kNotLess || direction == Direction::kNotGreater);
+}
+
+bool margin_holds(Direction d, double low, double high, double m) {
+  if (d == Direction::kNotLess) return low > -m;
+  if (d == Direction::kNotGreater) return high < m;
+  return low > -m && high < m;
+}
+
+bool margin_broken(Direction d, double low, double high, double m) {
+  if (d == Direction::kNotLess) return high < -m;
+  if (d == Direction::kNotGreater) return low > m;
+  return low > m || high < -m;
 }
 
 double Claim::claimed_size() const {
@@ -198,8 +212,9 @@ SidedP sided_p(const Claim& claim, OneSided p_of) {
     const double p = p_of(stats::Alternative::kTwoSided);
     return {p, p};
   }
-  const stats::Alternative up = claim.direction == Direction::kLess ? stats::Alternative::kLess
-                                                                    : stats::Alternative::kGreater;
+  const stats::Alternative up = claim.direction == Direction::kLess || claim.direction == Direction::kNotGreater
+                                    ? stats::Alternative::kLess
+                                    : stats::Alternative::kGreater;
   const double pe = p_of(up), po = p_of(flip(up));
   if (claim.sided == 1) return {pe, po};
   const double two = p_of(stats::Alternative::kTwoSided);
@@ -270,7 +285,9 @@ void set_depth_reason(const Claim& claim, const Config& a, const Config& b, Clai
     cmp.suggested_steps = std::max(cmp.learning_a.suggested_steps, cmp.learning_b.suggested_steps);
   }
   // A tie or "not worse than b" against a comparator that does not function is vacuous.
-  if (cmp.reason == DepthReason::kInformative && claim.equivalence() && cmp.k_b == 0) {
+  // ("a no better than b" against a failing b is tested: a that works contradicts it.)
+  if (cmp.reason == DepthReason::kInformative && claim.equivalence() && claim.direction != Direction::kNotGreater &&
+      cmp.k_b == 0) {
     const bool fails = claim.statistic == Statistic::kFisher || cmp.on_lock_in || 2 * cmp.failed_b >= cmp.n_b;
     if (fails) cmp.reason = DepthReason::kComparatorFails;
   }
@@ -433,12 +450,10 @@ ClaimVerdict not_run(const Claim& claim) {
 // Whether every informative depth's interval lies inside the margin, and whether any lies outside
 // it.
 std::pair<bool, bool> against_margin(const Claim& claim, const ClaimVerdict& v) {
-  const bool none = claim.direction == Direction::kNone;
   bool all_inside = true, any_outside = false;
   for (const ClaimComparison* c : v.informative()) {
-    const double m = c->size;
-    all_inside = all_inside && (none ? c->low > -m && c->high < m : c->low > -m);
-    any_outside = any_outside || (none ? c->low > m || c->high < -m : c->high < -m);
+    all_inside = all_inside && margin_holds(claim.direction, c->low, c->high, c->size);
+    any_outside = any_outside || margin_broken(claim.direction, c->low, c->high, c->size);
   }
   return {all_inside, any_outside};
 }
@@ -474,12 +489,56 @@ ClaimOutcome on_proxy(const Claim& claim, ClaimOutcome outcome) {
                                                                       : outcome;
 }
 
-ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pairs) {
+// And a proxy caps a negative verdict the same way: contradicted or claimed size not reproduced in a setting the
+// claim itself says is not the sentence's is not informative about the sentence (the tests' verdict is kept in
+// capped_from).
+void cap_negative_on_proxy(const Claim& claim, ClaimVerdict& v) {
+  if (claim.proxy.empty() ||
+      (v.verdict != ClaimOutcome::kContradicted && v.verdict != ClaimOutcome::kSizeNotReproduced))
+    return;
+  v.capped_from = v.verdict;
+  v.verdict = ClaimOutcome::kNotInformative;
+  v.reason = ClaimReason::kProxyNegative;
+}
+
+// Claim::gap_side: whether this depth has a gap to explain, b significantly better than the gap side there
+// (one-sided, in the claim's statistic, at the depth's level); kNoGap where not, or where the gap side was not
+// run at this depth. `gap` holds (gap side, b) per depth.
+void check_gap(const Claim& claim, const std::vector<ConfigPair>& gap, double alpha_each, ClaimComparison& cmp) {
+  const ConfigPair* at = nullptr;
+  for (const auto& g : gap)
+    if (g.second && g.second->key == cmp.key_b) at = &g;
+  if (!at) {
+    if (cmp.informative()) cmp.reason = DepthReason::kNoGap;
+    return;
+  }
+  const Config &c = *at->first, &b = *at->second;
+  const ConfigSummary sc = summarize(c), sb = summarize(b);
+  cmp.key_gap = c.key;
+  cmp.k_gap = sc.k, cmp.n_gap = sc.n, cmp.recall_gap = sc.recall.median;
+  if (claim.statistic == Statistic::kFisher) {
+    const stats::Table2x2 t{sb.k, sb.n - sb.k, sc.k, sc.n - sc.k};
+    cmp.p_gap = stats::fisher_p_value(t, stats::Alternative::kGreater);
+    cmp.gap = tally(b).rate() - tally(c).rate();
+  } else {
+    cmp.p_gap = stats::mann_whitney_u(recalls(b), recalls(c), stats::Alternative::kGreater).p_value;
+    cmp.gap = stats::hodges_lehmann(recalls(b), recalls(c), 0.9).estimate;
+  }
+  // A gap smaller than the claim's own margin is none at the claim's resolution, significant or not.
+  if (cmp.informative() && (!stats::significant(cmp.p_gap, alpha_each) || cmp.gap < claim.claimed_size()))
+    cmp.reason = DepthReason::kNoGap;
+}
+
+ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pairs,
+                           const std::vector<ConfigPair>& gap) {
   if (pairs.empty()) return not_run(claim);
   ClaimVerdict v;
   v.claim = &claim;
   const double alpha_each = claim.alpha / static_cast<double>(pairs.size());
-  for (const auto& pair : pairs) v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
+  for (const auto& pair : pairs) {
+    v.comparisons.push_back(compare_pair(claim, pair, alpha_each));
+    if (claim.gap_side) check_gap(claim, gap, alpha_each, v.comparisons.back());
+  }
   if (v.informative().empty()) {
     v.verdict = ClaimOutcome::kNotInformative;
     v.reason = ClaimReason::kEveryDepthLeftOut;
@@ -508,6 +567,7 @@ ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pa
       v.seeds_needed = detail::seeds_needed(as_tested, *pairs[at].first, *pairs[at].second, limiting.n_a,
                                             alpha_each);
     }
+    cap_negative_on_proxy(claim, v);
   }
   v.threshold_hangs = threshold_hangs(v, claim.alpha);
   return v;
@@ -525,33 +585,62 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
   c.recall_a = sa.recall.median;
   c.floor = claim.floor_for(a);
   c.level = claim.bound;
-  if (claim.above_chance) {
+  if (claim.above_chance || claim.floor_above_chance) {
     const std::optional<double> chance = chance_of ? chance_of(a) : std::nullopt;
     if (!chance)
-      throw UsageError(fmt::format("claim '{}': the task {} of {} has no chance level, so 'above_chance' cannot "
-                                   "set the claim's level",
-                                   claim.id, a.task, a.key),
-                       "give the level as effect.recall");
+      throw UsageError(fmt::format("claim '{}': the task {} of {} has no chance level, so '{}' cannot set the "
+                                   "claim's {}",
+                                   claim.id, a.task, a.key, claim.above_chance ? "above_chance" : "floor_above_chance",
+                                   claim.above_chance ? "level" : "floor"),
+                       claim.above_chance ? "give the level as effect.recall" : "give the floor as 'floor'");
     c.chance = *chance;
-    c.level = std::min(1.0, *chance + *claim.above_chance);
+    if (claim.above_chance) c.level = std::min(1.0, *chance + *claim.above_chance);
+    if (claim.floor_above_chance) c.floor = std::min(1.0, *chance + *claim.floor_above_chance);
   }
+  // The lottery's count at a floor: the seeds that learned (best recall at or above it) and never locked in.
+  const auto in_between = [&](double floor) {
+    int64_t k = 0;
+    for (const auto& s : a.seeds) k += !s.locked_in() && best_of(s) >= floor ? 1 : 0;
+    return k;
+  };
   int64_t learned = 0;
   for (const auto& s : a.seeds) {
     const bool finite = std::isfinite(s.final_accuracy);
     learned += s.locked_in() || best_of(s) >= c.floor ? 1 : 0;
-    if (claim.statistic == Statistic::kLottery)
-      c.k_a += !s.locked_in() && best_of(s) >= c.floor ? 1 : 0;
-    else if (claim.statistic == Statistic::kAtMost)
+    if (claim.statistic == Statistic::kAtMost)
       c.k_a += finite && s.final_accuracy > c.level ? 1 : 0;
-    else
+    else if (claim.statistic == Statistic::kAtLeast)
       c.k_a += !(finite && s.final_accuracy >= c.level) ? 1 : 0;  // at-least: below the level
   }
+  if (claim.statistic == Statistic::kLottery) c.k_a = in_between(c.floor);
   c.learning_a = config_learning(a);
   if (claim.statistic == Statistic::kLottery && learned == 0)
     c.reason = c.learning_a.budget_limited_config() ? DepthReason::kBudgetLimited : DepthReason::kFloor;
   if (c.reason == DepthReason::kBudgetLimited) c.suggested_steps = c.learning_a.suggested_steps;
   else if (claim.statistic == Statistic::kLottery && sa.k == sa.n)
     c.reason = DepthReason::kCeiling;
+  // A load claim ("degrade gracefully with load": at least a level at every load) where every seed of a load
+  // locked in: training stopped at the threshold there, so no degradation could show at that load (issue 61).
+  else if (claim.statistic == Statistic::kAtLeast && !claim.over.empty() && sa.n > 0 && sa.k == sa.n)
+    c.reason = DepthReason::kCeiling;
+  // The lottery's floor sensitivity: the count at the stated floor, then at chance + 0.05, 0.1, 0.2, 0.3 and at
+  // half the lock-in threshold (where the task has a chance), each with its one-sided p against the bound.
+  if (claim.statistic == Statistic::kLottery) {
+    std::vector<double> floors{c.floor};
+    if (c.chance >= 0)
+      for (double m : {0.05, 0.1, 0.2, 0.3}) floors.push_back(std::min(1.0, c.chance + m));
+    floors.push_back(0.5 * a.threshold());
+    for (size_t i = 0; i < floors.size(); ++i) {
+      if (i > 0 && std::any_of(floors.begin(), floors.begin() + static_cast<std::ptrdiff_t>(i),
+                               [&](double f) { return std::fabs(f - floors[i]) < 1e-9; }))
+        continue;
+      ClaimComparison::AtThreshold at;
+      at.threshold = floors[i];
+      at.k_a = in_between(floors[i]);
+      at.p = stats::binom_test(at.k_a, sa.n, p0, stats::Alternative::kLess).p_value;
+      c.sensitivity.push_back(at);
+    }
+  }
   c.p_expected = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kLess).p_value;
   c.p_opposite = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kGreater).p_value;
   const stats::Interval ci = stats::clopper_pearson(c.k_a, c.n_a, 1.0 - 2.0 * alpha_each);
@@ -592,6 +681,8 @@ ClaimVerdict judge_one_arm(const Claim& claim, const std::vector<ConfigPair>& pa
     v.reason = ClaimReason::kUnderpowered;
     v.seeds_needed = detail::one_arm_seeds_needed(p0, alpha_each);
   }
+  cap_negative_on_proxy(claim, v);
+  v.threshold_hangs = threshold_hangs(v, claim.alpha);
   return v;
 }
 
@@ -618,7 +709,8 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
       case ClaimOutcome::kSizeNotReproduced: return 1;
       case ClaimOutcome::kUndecided: return 2;
       case ClaimOutcome::kDirectionOnly: return 3;
-      case ClaimOutcome::kReproducedOnProxy: return 4;
+      case ClaimOutcome::kReproducedOnProxy:
+      case ClaimOutcome::kReproducedOnSubset: return 4;
       case ClaimOutcome::kReproduced: return 5;
       case ClaimOutcome::kNotRun:
       case ClaimOutcome::kNotInformative:
@@ -628,9 +720,12 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
   };
   std::optional<ClaimOutcome> weakest;
   bool not_run = false, not_informative = false;
-  bool any_in_scope = false;
+  bool any_in_scope = false, left_out = false;
   for (const auto& p : v.parts) {
-    if (p.outside) continue;
+    if (p.outside) {
+      left_out = true;
+      continue;
+    }
     any_in_scope = true;
     if (strength(p.verdict) < 0) {
       (p.verdict == ClaimOutcome::kNotRun ? not_run : not_informative) = true;
@@ -645,6 +740,9 @@ ClaimVerdict judge_all_of(const Claim& claim, const std::vector<ClaimVerdict>& v
     v.verdict = untested;
   else
     v.verdict = on_proxy(claim, *weakest);
+  // Reproduced with parts left out (outside the sentence): reproduced on the subset that is in it.
+  if (left_out && (v.verdict == ClaimOutcome::kReproduced || v.verdict == ClaimOutcome::kReproducedOnProxy))
+    v.verdict = ClaimOutcome::kReproducedOnSubset;
   return v;
 }
 
@@ -690,7 +788,7 @@ void apply_premise(const Claim& claim, const std::vector<ClaimVerdict>& verdicts
   for (const auto& p : verdicts)
     if (p.claim && p.claim->id == claim.premise) v.premise = ClaimPart{p.claim->id, p.verdict};
   if (!v.premise || v.premise->verdict == ClaimOutcome::kReproduced ||
-      v.premise->verdict == ClaimOutcome::kReproducedOnProxy)
+      v.premise->verdict == ClaimOutcome::kReproducedOnProxy || v.premise->verdict == ClaimOutcome::kReproducedOnSubset)
     return;
   v.verdict = v.premise->verdict == ClaimOutcome::kNotRun ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
   v.reason = ClaimReason::kPremiseUnmet;
@@ -715,7 +813,13 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
       continue;
     }
     const std::vector<ConfigPair> pairs = match_sides(claim, configs, set_of);
-    out.push_back(claim.one_arm() ? judge_one_arm(claim, pairs, chance) : judge_two_arm(claim, pairs));
+    std::vector<ConfigPair> gap;  // (gap side, b) per depth
+    if (claim.gap_side) {
+      Claim g = claim;
+      g.a = *claim.gap_side;
+      gap = match_sides(g, configs, set_of);
+    }
+    out.push_back(claim.one_arm() ? judge_one_arm(claim, pairs, chance) : judge_two_arm(claim, pairs, gap));
     mark_recordings(out.back(), pairs, recording);
   }
   for (size_t i = 0; i < set.claims.size(); ++i)
@@ -727,7 +831,8 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
 
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced && v.verdict != ClaimOutcome::kReproducedOnProxy)
+    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced && v.verdict != ClaimOutcome::kReproducedOnProxy &&
+        v.verdict != ClaimOutcome::kReproducedOnSubset)
       return 1;
   return 0;
 }

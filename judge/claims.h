@@ -33,11 +33,17 @@ inline constexpr double kClaimPower = 0.8;
 // seed's recall against a level). kAllOf: the conjunction of other claims.
 enum class Statistic { kFisher, kMannWhitney, kLottery, kAtMost, kAtLeast, kAllOf };
 // Where a two-arm claim puts a relative to b: kGreater, kLess, kNone (no difference within a
-// margin), kNotLess (a at least as good as b, within a margin).
-enum class Direction { kGreater, kLess, kNone, kNotLess };
+// margin), kNotLess (a at least as good as b, within a margin), kNotGreater (a no better than b, within a
+// margin: the one-sided "no measurable advantage", "adds nothing").
+enum class Direction { kGreater, kLess, kNone, kNotLess, kNotGreater };
+
+// A margin claim's interval [low, high] for a − b against its margin m: inside it (none: −m < low and
+// high < m; not-less: low > −m; not-greater: high < m), or wholly outside it on the side the claim denies.
+bool margin_holds(Direction direction, double low, double high, double m);
+bool margin_broken(Direction direction, double low, double high, double m);
 
 // The names claims files and verify's JSON use: "fisher", "mann-whitney", "lottery", "at-most",
-// "at-least", "all-of"; "greater", "less", "none", "not-less".
+// "at-least", "all-of"; "greater", "less", "none", "not-less", "not-greater".
 const char* statistic_name(Statistic statistic);
 const char* direction_name(Direction direction);
 // The statistic or direction a name means; nullopt for any other name.
@@ -78,6 +84,13 @@ struct Claim {
   // at-most, at-least: the level is the task's chance plus this (the file's "above_chance"), computed per
   // depth from the task (verify_claims' ChanceOf), instead of `bound`.
   std::optional<double> above_chance;
+  // lottery: the recall floor (below it a seed has not learned) is the task's chance plus this (the file's
+  // "floor_above_chance"), per depth, instead of `floor`; the verdict's floor sensitivity shows other floors.
+  std::optional<double> floor_above_chance;
+  // A claim that explains a gap ("... measure the missing convolution, not the recurrence": a closes the gap
+  // between gap_side and b): a depth is informative only where b is significantly better than gap_side in the
+  // claim's statistic, one-sided at the depth's level; elsewhere there is no gap to explain (issue 61).
+  std::optional<ClaimSide> gap_side;
   // mann-whitney: the recall levels the sentence quotes for a and b ("0.021 → 1.000"); a level above where
   // training stops (the lock-in threshold) cannot be observed, so the size judged is the observable part.
   std::optional<std::pair<double, double>> quoted;
@@ -99,7 +112,7 @@ struct Claim {
   bool one_arm() const;  // lottery, at-most or at-least: side a alone
   bool graded() const { return !observation; }
   bool all_of() const { return statistic == Statistic::kAllOf; }
-  // A tie or non-inferiority claim (none, not-less): its effect is a margin, judged by the
+  // A tie or one-sided margin claim (none, not-less, not-greater): its effect is a margin, judged by the
   // interval.
   bool equivalence() const;
   // The claimed size: the lock-in rate difference or the recall shift (none, not-less: the margin).
@@ -133,6 +146,9 @@ enum class DepthReason {
   // A floor whose failed runs were still learning when the budget ended (judge/learning.h: an arm's config is
   // budget-limited): "not informative (budget-limited)", with the steps a pilot should try.
   kBudgetLimited,
+  // A claim that explains a gap (Claim::gap_side) at a depth where the gap is not there: b is not
+  // significantly better than the gap side (or the gap side was not run there).
+  kNoGap,
 };
 
 // One compared pair of configs (one depth of a per-depth claim); one-arm claims fill the a fields
@@ -180,6 +196,14 @@ struct ClaimComparison {
   // Fisher claims: the stated threshold first, then lower ones.
   std::vector<AtThreshold> sensitivity;
 
+  // Claim::gap_side: the gap side's config at this depth ("" when not run), its counts, median recall, the
+  // one-sided p that b is better than it, and the gap b − gap side (lock-in rate difference, or the
+  // Hodges–Lehmann recall shift): a depth has a gap to explain when it is significant and at least the claim's
+  // size (its margin).
+  std::string key_gap;
+  int64_t k_gap = 0, n_gap = 0;
+  double recall_gap = 0.0, p_gap = 1.0, gap = 0.0;
+
   bool informative() const { return reason == DepthReason::kInformative; }
 };
 
@@ -189,6 +213,7 @@ enum class ClaimOutcome {
   kNotInformative,     // "not informative"
   kReproduced,         // "reproduced"
   kReproducedOnProxy,  // "reproduced on a proxy": reproduced, in a setting other than the sentence's
+  kReproducedOnSubset, // "reproduced on a subset": an all-of whose tested parts are reproduced, some left out
   kDirectionOnly,      // "direction reproduced, size not"
   kContradicted,       // "contradicted"
   kSizeNotReproduced,  // "claimed size not reproduced"
@@ -208,6 +233,9 @@ enum class ClaimReason {
   kParts,              // all-of: its parts' verdicts (parts)
   kObservation,        // observed, not graded (Claim::observation); the comparisons hold the test
   kPremiseUnmet,       // not informative or not run: the premise claim is not reproduced (premise)
+  // not informative: a negative verdict (capped_from: contradicted, claimed size not reproduced) on a proxy, a
+  // setting the claim itself says is not the sentence's: a proxy caps a negative verdict as it caps "reproduced"
+  kProxyNegative,
 };
 
 // An all-of claim's part: its id and its verdict.
@@ -224,13 +252,15 @@ struct ClaimVerdict {
   const Claim* claim = nullptr;
   ClaimOutcome verdict = ClaimOutcome::kNotRun;
   ClaimReason reason = ClaimReason::kNoResults;
+  std::optional<ClaimOutcome> capped_from;  // kProxyNegative: what the tests alone say
   std::vector<ClaimComparison> comparisons;
   double power = 0.0;  // the smallest power over the informative depths
   // Undecided: the seeds per arm that reach kClaimPower (0 = not within the search).
   int64_t seeds_needed = 0;
   std::vector<ClaimPart> parts;  // all-of: in the order of Claim::of
   std::optional<ClaimPart> premise;  // the premise claim's verdict, when the claim has one
-  // Fisher claims: whether the significance at some lower threshold differs from the stated one's.
+  // Fisher claims: whether the significance at some lower threshold differs from the stated one's; lottery
+  // claims: whether the verdict's significance at some other floor differs from the stated floor's.
   bool threshold_hangs = false;
   // Whether some compared pair's arms come from different recordings (other commits or another CPU): their
   // difference may be the builds' or the machines', not the cells' (issue 45).

@@ -64,9 +64,10 @@ void read_effect(Claim& c, const json& effect, const std::string& w,
       throw UsageError(w + ": field 'effect': rates a and b must be distinct, in [0, 1]", kHint);
     const bool up = c.effect_a > c.effect_b;
     const bool down_claimed = direction == Direction::kLess || direction == Direction::kNotLess;
-    if ((direction == Direction::kGreater && !up) || (down_claimed && up))
+    const bool up_claimed = direction == Direction::kGreater || direction == Direction::kNotGreater;
+    if ((up_claimed && !up) || (down_claimed && up))
       throw UsageError(w + ": field 'effect': the rates must point the way the power is computed "
-                           "(greater: a > b; "
+                           "(greater and not-greater: a > b, the smallest gain that matters; "
                            "less and not-less: a < b, the smallest loss that matters)",
                        kHint);
   } else if (c.statistic == Statistic::kMannWhitney) {
@@ -117,7 +118,7 @@ void read_test(Claim& c, const json& j, const std::string& w, const std::string&
     const std::optional<Direction> direction = parse_direction(direction_text);
     if (!direction)
       throw UsageError(w + ": field 'direction': got '" + direction_text +
-                           "', expected greater, less, none or not-less",
+                           "', expected greater, less, none, not-less or not-greater",
                        kHint);
     c.direction = *direction;
   }
@@ -132,6 +133,13 @@ void read_test(Claim& c, const json& j, const std::string& w, const std::string&
   c.floor = j.value("floor", -1.0);
   if (j.contains("floor") && !(c.floor >= 0 && c.floor <= 1))
     throw UsageError(w + ": field 'floor' must be a recall in [0, 1]", kHint);
+  if (j.contains("floor_above_chance")) {
+    if (c.statistic != Statistic::kLottery || j.contains("floor"))
+      throw UsageError(w + ": field 'floor_above_chance' is for a lottery claim without 'floor'", kHint);
+    const double m = require_field<double>(j, "floor_above_chance", w);
+    if (!(m >= 0 && m < 1)) throw UsageError(w + ": field 'floor_above_chance' must be in [0, 1)", kHint);
+    c.floor_above_chance = m;
+  }
 }
 
 // "preset": one battery's name, or an array of them.
@@ -161,6 +169,10 @@ void read_compared(Claim& c, const json& j, const std::string& w,
     throw UsageError(w + ": a " + statistic_text + " claim has one side, a", kHint);
   if (!one_arm) c.b = side_from_json(require_field<json>(j, "b", w), w + ": b");
   c.over = j.value("over", "");
+  if (j.contains("gap")) {
+    if (one_arm) throw UsageError(w + ": field 'gap' is for two-arm claims (the gap between it and b)", kHint);
+    c.gap_side = side_from_json(j.at("gap"), w + ": gap");
+  }
   const std::string direction_text = one_arm ? "" : require_field<std::string>(j, "direction", w);
   const json effect = require_field<json>(j, "effect", w);
   if (!statistic)
@@ -180,7 +192,7 @@ void read_claim(Claim& c, const json& j, std::string& w, const std::string& wher
   check_fields(j, w,
                {"id", "claim", "source", "preset", "a", "b", "over", "statistic", "direction",
                 "effect", "alpha", "sided", "floor", "gate", "needs", "note", "of", "setting", "proxy",
-                "observation", "premise"});
+                "observation", "premise", "gap", "floor_above_chance"});
   c.id = require_field<std::string>(j, "id", w);
   w = fmt::format("{}: claim '{}'", where, c.id);
   c.quote = require_field<std::string>(j, "claim", w);

@@ -59,6 +59,10 @@ std::string floor_reason(const Claim& claim, const ClaimComparison& c) {
 
 std::string ceiling_reason(const Claim& claim, const ClaimComparison& c) {
   if (counts_locks(claim, c)) return "ceiling: every seed of both arms locks in";
+  if (claim.statistic == Statistic::kAtLeast)
+    return fmt::format("ceiling: every seed locks in ({}/{}) and training stops at the lock-in threshold, so no "
+                       "degradation with {} could show here",
+                       c.n_a, c.n_a, claim.over);
   if (claim.one_arm()) return "ceiling: every seed locks in";
   return "ceiling: most seeds of both arms lock in and stop there, so their recalls are stopping "
          "points";
@@ -80,7 +84,9 @@ std::string claimed_text(const Claim& claim, const ClaimComparison& c) {
   std::string out = claim.direction == Direction::kGreater ? fmt::format("+{:.2f}", size)
                     : claim.direction == Direction::kLess  ? fmt::format("−{:.2f}", size)
                     : claim.direction == Direction::kNone  ? fmt::format("|Δ| < {:.2f}", size)
-                                                           : fmt::format("Δ > −{:.2f} (not worse)", size);
+                    : claim.direction == Direction::kNotGreater
+                        ? fmt::format("Δ < +{:.2f} (not better)", size)
+                        : fmt::format("Δ > −{:.2f} (not worse)", size);
   if (c.size_capped && claim.quoted)
     out += fmt::format(
         " (the sentence's {:.3f} → {:.3f}; training stops at recall {:.2f}, so only +{:.2f} of it can be observed)",
@@ -195,6 +201,13 @@ std::string left_out_reason(const Claim& claim, const ClaimComparison& c) {
       return fmt::format("not informative (budget-limited): a floor of runs still learning when the schedule ended "
                          "(a: {}; b: {}); a pilot at {} steps would tell",
                          learning_text(c.learning_a), c.n_b > 0 ? learning_text(c.learning_b) : "–", c.suggested_steps);
+    case DepthReason::kNoGap:
+      if (c.key_gap.empty())
+        return fmt::format("no gap to explain: the gap side ({}) was not run here", claim.gap_side->describe());
+      return fmt::format("no gap to explain: b is not better than {} here by the claim's size {:.2f} ({} vs {}: "
+                         "{}/{} vs {}/{} locked in, recall {:.3f} vs {:.3f}; gap {:+.3f}, one-sided p {:.3g})",
+                         claim.gap_side->describe(), c.size, claim.b.cell, claim.gap_side->cell, c.k_b, c.n_b,
+                         c.k_gap, c.n_gap, c.recall_b, c.recall_gap, c.gap, c.p_gap);
     case DepthReason::kComparatorFails:
       return counts_locks(claim, c)
                  ? fmt::format("the comparator fails the task: no seed of b locks in (0/{}), so a tie with it or "
@@ -220,6 +233,11 @@ std::string claim_note(const ClaimVerdict& v) {
       return fmt::format("the premise is not met: {} is {}, so this claim's test says nothing about the cells it "
                          "is about",
                          v.premise->id, judge::claim_outcome_name(v.premise->verdict));
+    case ClaimReason::kProxyNegative:
+      return fmt::format("not informative: the tests alone say \"{}\", but in a setting the claim itself says is not "
+                         "the sentence's (proxy: {}), so a negative verdict says nothing about the sentence; {}",
+                         judge::claim_outcome_name(*v.capped_from), v.claim->proxy,
+                         v.claim->one_arm() ? one_arm_note(v) : effect_note(v));
     case ClaimReason::kTested:
     case ClaimReason::kUnderpowered:
     case ClaimReason::kObservation:
@@ -234,6 +252,17 @@ std::string claim_note(const ClaimVerdict& v) {
 }
 
 std::string sensitivity_note(const ClaimVerdict& v) {
+  if (v.claim->statistic == Statistic::kLottery) {
+    std::string line;
+    for (const ClaimComparison* c : v.sensitivity_depths())
+      for (const auto& at : c->sensitivity)
+        line += fmt::format("{}{:.3f}: {}/{} (p {:.3g})", line.empty() ? "" : "; ", at.threshold, at.k_a, c->n_a, at.p);
+    if (line.empty()) return "";
+    return "seeds in between at the stated floor and at others (chance + 0.05, 0.1, 0.2, 0.3, half the lock-in "
+           "threshold; unadjusted p): " +
+           line +
+           (v.threshold_hangs ? " — the significance hangs on the floor" : " — the same significance at every floor");
+  }
   std::string line;
   for (const ClaimComparison* c : v.sensitivity_depths())
     for (const auto& at : c->sensitivity)
@@ -328,7 +357,10 @@ json comparison_json(const Claim& claim, const ClaimComparison& c) {
           {"level", claim.one_arm() && claim.statistic != Statistic::kLottery ? json(c.level) : json(nullptr)},
           {"chance", c.chance >= 0 ? json(c.chance) : json(nullptr)},
           {"uninformative", left_out.empty() ? json(nullptr) : json(left_out)},
-          {"sensitivity", sensitivity_json(c)}};
+          {"sensitivity", sensitivity_json(c)},
+          {"gap", c.key_gap.empty() ? json(nullptr)
+                                    : json{{"key", c.key_gap}, {"k", c.k_gap}, {"n", c.n_gap}, {"recall", c.recall_gap},
+                                           {"p_b_better", c.p_gap}, {"gap", c.gap}}}};
 }
 
 }  // namespace
@@ -349,6 +381,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
                                                 {"verdict", judge::claim_outcome_name(v.premise->verdict)}}
                                          : json(nullptr)},
                    {"verdict", judge::claim_outcome_name(v.verdict)},
+                   {"capped_from", v.capped_from ? json(judge::claim_outcome_name(*v.capped_from)) : json(nullptr)},
                    {"statistic", judge::statistic_name(v.claim->statistic)},
                    {"direction", direction_label(*v.claim)},
                    {"gate", v.claim->gate},

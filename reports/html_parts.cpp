@@ -44,6 +44,7 @@ Tone tone_of(ClaimOutcome outcome) {
     case ClaimOutcome::kContradicted: return Tone::kBad;
     case ClaimOutcome::kUndecided:
     case ClaimOutcome::kReproducedOnProxy:
+    case ClaimOutcome::kReproducedOnSubset:
     case ClaimOutcome::kDirectionOnly: return Tone::kOpen;
     case ClaimOutcome::kNotRun:
     case ClaimOutcome::kNotInformative:
