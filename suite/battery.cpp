@@ -381,11 +381,17 @@ std::string BatteryTuning::recipe_name(const std::string& recipe, double lr) {
   return fmt::format("{}-lr{:g}", recipe, lr);
 }
 
+bool Battery::valid_device(const std::string& d) {
+  if (d == "cpu" || d == "cuda") return true;
+  if (d.rfind("cuda:", 0) != 0 || d.size() == 5 || d.size() > 8) return false;
+  return std::all_of(d.begin() + 5, d.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
 Battery Battery::from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object, got " + std::string(j.type_name()));
   check_fields(j, where, "",
                {"schema_version", "name", "description", "cells", "cell_options", "reference", "model", "state_budget",
-                "threshold", "seeds", "tasks", "recipes", "contrasts", "tuning"});
+                "threshold", "seeds", "tasks", "recipes", "contrasts", "tuning", "device"});
   for (const char* required : {"schema_version", "name", "cells", "seeds", "tasks"})
     if (!j.contains(required)) throw UsageError(where + ": missing field '" + std::string(required) + "'",
                                                 "see suite/battery_schema.md");
@@ -395,6 +401,11 @@ Battery Battery::from_json(const json& j, const std::string& where) {
   Battery b;
   b.name = get_string(j, "name", where, "name");
   if (!valid_name(b.name)) fail(where, "name", "a name of at most 100 letters, digits, _ - .", j["name"]);
+  if (j.contains("device")) {
+    if (!j["device"].is_string() || !valid_device(j["device"].get<std::string>()))
+      fail(where, "device", "cpu, cuda or cuda:N", j["device"]);
+    b.device = j["device"].get<std::string>();
+  }
   if (j.contains("description")) {
     if (!j["description"].is_string()) fail(where, "description", "a string", j["description"]);
     b.description = j["description"].get<std::string>();
@@ -422,6 +433,7 @@ json Battery::to_json() const {
   j["cells"] = all_cells ? json("all") : json(cells);
   if (!cell_options.empty()) j["cell_options"] = cell_options;
   if (!reference.empty()) j["reference"] = reference;
+  if (!device.empty()) j["device"] = device;
   j["model"] = {{"d_model", model.d_model}, {"layers", model.layers}, {"mlp", model.mlp}};
   if (model.bidirectional) j["model"]["bidirectional"] = true;
   j["state_budget"] = model.state_budget;

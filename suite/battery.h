@@ -105,11 +105,17 @@ struct Battery {
   // Each cell's learning rate as its tuning stage chose it (not part of the document: the scoring plan's runs
   // carry it, and DIR/tuning/selection.json says how it was chosen). A cell without one trains at its recipes' lr.
   std::map<std::string, double> rates;
+  // Where its runs train ("" = the run's --device, default cpu): cpu, cuda or cuda:N (docs/devices.md). Not
+  // in any run key: the same runs on another device give other numbers, compared with a warning.
+  std::string device;
   std::string base_dir;               // the battery file's directory ("" for presets): script:PATH cells are
                                       // relative to it (not part of the document)
 
   // Parses and validates a battery document; `where` prefixes every message (e.g. the file name).
   static Battery from_json(const nlohmann::json& j, const std::string& where);
+  // "cpu", "cuda", "cuda:N" (N a GPU index): the device names run, worker, slurm and batteries take. Torch-free
+  // (the syntax only: whether this build and machine can train there is suite/train's require_device).
+  static bool valid_device(const std::string& device);
   // The canonical document (every default spelled out); from_json(to_json()) round-trips.
   nlohmann::json to_json() const;
 };

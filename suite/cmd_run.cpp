@@ -43,7 +43,7 @@ struct RunOptions {
   RunPlanFlags what;  // the battery or ad hoc config to run (suite/run_flags.h)
   std::string out = "results";
   int threads = 1;
-  std::string device = kDefaultDevice;
+  std::string device;  // "" = the battery's device, else cpu
   int jobs = 0;
   int retries = 1;
   std::string shard = "0/1";
@@ -169,11 +169,16 @@ int run_tuning_stage(Plan& plan, const RunOptions& o, const RunnerOptions& ro, i
 }
 
 int run_run(RunOptions& o) {
-  require_device(o.device);  // before anything is planned or a store made: exit 2 where it cannot train
+  if (!o.device.empty()) require_device(o.device);  // before anything is planned: exit 2 where it cannot train
   RunnerOptions ro;
   ro.shard = Shard::parse(o.shard);
   const Stage stage = parse_stage(o.stage);
   Plan plan = plan_from_flags(o.what);
+  // The device: --device, else the battery's own, else the CPU; checked before any store is made.
+  const std::string device = !o.device.empty()        ? o.device
+                             : !plan.battery.device.empty() ? plan.battery.device
+                                                            : std::string(kDefaultDevice);
+  if (o.device.empty()) require_device(device);
   if (stage != Stage::kAll && !plan.battery.tuning)
     throw UsageError("--stage " + o.stage + ": battery " + plan.battery.name + " has no tuning stage");
   // --config keeps configs of the scoring plan and, for a tuned battery, of its tuning plan (run_tuning_stage).
@@ -197,7 +202,7 @@ int run_run(RunOptions& o) {
   make_results_dir(ro.out);  // a results directory that cannot be one is bad input, before anything is trained
   ro.jobs = o.jobs;
   ro.threads = o.threads;
-  ro.device = o.device;
+  ro.device = device;
   ro.force = o.force;
   ro.keep_other_builds = o.keep_other_builds;
   ro.retries = o.retries;
@@ -238,7 +243,8 @@ CommandFn add_run_command(CLI::App& s) {
                   "LibTorch threads per run, 1 to 64 (default 1; results are identical at 1)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--device", o->device,
-                  "Where runs train: cpu (default), cuda (the first GPU) or cuda:N. Not part of the run key: a "
+                  "Where runs train: cpu, cuda (the first GPU) or cuda:N (default: the battery's \"device\", else "
+                  "cpu). Not part of the run key: a "
                   "baseline recorded on another device is compared with a warning, as one from another CPU kind "
                   "(docs/devices.md); needs a CUDA LibTorch and a GPU, else exit 2");
   sub->add_option("--stage", o->stage,

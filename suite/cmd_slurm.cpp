@@ -55,6 +55,9 @@ CommandFn add_slurm_command(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--cpus-per-task", o->slurm.cpus_per_task, "Cores per array task = its workers (default 1)")
       ->check(CLI::PositiveNumber);
+  sub.add_option("--device", o->slurm.device,
+                 "Where the tasks train: cpu, cuda or cuda:N (default: the battery's \"device\", else cpu); a GPU "
+                 "adds #SBATCH --gres=gpu:1 (cuda:N: gpu:N+1) unless --sbatch-extra asks for GPUs");
   sub.add_option("--sbatch-extra", o->slurm.extra, "Extra sbatch arguments for both scripts, e.g. --account=abc");
   sub.add_flag("--submit", o->submit, "Submit with sbatch and print the job ids");
   return [o]() { return run_slurm(*o); };

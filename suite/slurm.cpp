@@ -61,7 +61,10 @@ std::pair<int, std::string> capture(const std::string& command) {
 SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
   if (o.array < 1) throw UsageError("--array: expected a number of array tasks ≥ 1, got " + std::to_string(o.array));
   if (o.cpus_per_task < 1) throw UsageError("--cpus-per-task: expected ≥ 1, got " + std::to_string(o.cpus_per_task));
+  if (!o.device.empty() && !Battery::valid_device(o.device))
+    throw UsageError("--device " + o.device + ": expected cpu, cuda or cuda:N");
   const Plan plan = make_plan(battery);  // a bad battery fails here, with nothing written
+  const std::string device = !o.device.empty() ? o.device : battery.device;
   SlurmJob job;
   job.battery = battery;
   job.runs = plan.runs.size();
@@ -78,6 +81,14 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
   if (!o.partition.empty()) head += "#SBATCH --partition=" + o.partition + "\n";
   if (!o.time.empty()) head += "#SBATCH --time=" + o.time + "\n";
   if (!o.extra.empty()) head += "#SBATCH " + o.extra + "\n";
+  // A GPU device: each task's GPUs, unless the extra arguments already ask for them.
+  std::string device_flag;
+  if (!device.empty() && device != "cpu") {
+    device_flag = " --device " + device;
+    const bool asks = o.extra.find("--gres") != std::string::npos || o.extra.find("--gpus") != std::string::npos;
+    const int gpus = device == "cuda" ? 1 : std::stoi(device.substr(5)) + 1;
+    if (!asks) head += fmt::format("#SBATCH --gres=gpu:{}\n", gpus);
+  }
 
   job.array_script = fmt::format(
       "#!/bin/bash\n"
@@ -90,12 +101,12 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
       "#SBATCH --cpus-per-task={cpus}\n"
       "#SBATCH --output={dir}/logs/array-%A_%a.out\n"
       "set -euo pipefail\n"
-      "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus}{stage}\n",
+      "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus}{stage}{device}\n",
       fmt::arg("name", battery.name), fmt::arg("runs", job.runs), fmt::arg("n", o.array), fmt::arg("out", out),
       fmt::arg("head", head), fmt::arg("last", o.array - 1),
       fmt::arg("throttle", o.throttle > 0 ? "%" + std::to_string(o.throttle) : ""), fmt::arg("cpus", o.cpus_per_task),
       fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)),
-      fmt::arg("stage", battery.tuning ? " --stage scoring" : ""));
+      fmt::arg("stage", battery.tuning ? " --stage scoring" : ""), fmt::arg("device", device_flag));
   const int tuning_n = static_cast<int>(std::min<size_t>(static_cast<size_t>(o.array), std::max<size_t>(job.tuning_runs, 1)));
   if (battery.tuning)
     job.tuning_script = fmt::format(
@@ -109,11 +120,12 @@ SlurmJob make_slurm_job(const Battery& battery, SlurmOptions o) {
         "#SBATCH --cpus-per-task={cpus}\n"
         "#SBATCH --output={dir}/logs/tuning-%A_%a.out\n"
         "set -euo pipefail\n"
-        "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus} --stage tuning\n",
+        "exec {rb} run --battery {battery} --out {qout} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --jobs {cpus} --stage tuning{device}\n",
         fmt::arg("name", battery.name), fmt::arg("runs", job.tuning_runs), fmt::arg("n", tuning_n), fmt::arg("out", out),
         fmt::arg("head", head), fmt::arg("last", tuning_n - 1),
         fmt::arg("throttle", o.throttle > 0 ? "%" + std::to_string(o.throttle) : ""), fmt::arg("cpus", o.cpus_per_task),
-        fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)));
+        fmt::arg("dir", dir), fmt::arg("rb", rb), fmt::arg("battery", battery_file), fmt::arg("qout", quote(out)),
+        fmt::arg("device", device_flag));
 
   job.merge_script = fmt::format(
       "#!/bin/bash\n"

@@ -28,6 +28,9 @@ struct SlurmOptions {
   int cpus_per_task = 1;           // cores per array task; the task runs that many workers
   std::string extra;               // more #SBATCH lines' arguments, e.g. "--account=abc" (may be empty)
   std::string executable;          // "" = this binary (/proc/self/exe)
+  // Where the tasks train: "" = the battery's device, else cpu. cuda or cuda:N passes --device to every task
+  // and asks Slurm for the GPUs (#SBATCH --gres=gpu:1, or gpu:N+1 for cuda:N) unless `extra` asks for GPUs.
+  std::string device;
 };
 
 struct SlurmJob {

@@ -46,6 +46,30 @@ expect 2 "--device gpu: expected cpu, cuda or cuda:N" -- run --cell diag --task 
 if ! nvidia-smi -L >/dev/null 2>&1; then  # where a GPU exists, a CUDA LibTorch trains on it
   expect 2 "--device cuda: no CUDA device is available" -- run --cell diag --task mqar --device cuda --out "$tmp/dev"
 fi
+dtmp=$(mktemp -d)
+# A battery's own "device" (a run option in the document, not in any run key): refused the same way, and
+# --device overrides it; a bad name is a bad battery.
+python3 - "$src/tests/suite/tiny_battery.json" "$dtmp" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+for name, device in (("gpu-battery", "cuda"), ("bad-device", "gpu")):
+    b["device"] = device
+    json.dump(b, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+expect 2 "field 'device'.*cpu, cuda or cuda:N" -- plan --battery "$dtmp/bad-device.json"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 2 "--device cuda: no CUDA device is available" -- run --battery "$dtmp/gpu-battery.json" --out "$tmp/dev"
+fi
+expect 0 "runs" -- plan --battery "$dtmp/gpu-battery.json"
+# slurm passes the device to every task and asks for the GPU.
+expect 0 "" -- slurm --battery "$dtmp/gpu-battery.json" --out "$dtmp/sl" --array 2
+grep -q -- '--device cuda$' "$dtmp/sl/slurm/array.sbatch" && grep -q '^#SBATCH --gres=gpu:1$' "$dtmp/sl/slurm/array.sbatch" ||
+  { echo "FAIL: slurm of a cuda battery: no --device or --gres in array.sbatch"; cat "$dtmp/sl/slurm/array.sbatch"; fail=1; }
+expect 0 "" -- slurm --battery "$src/tests/suite/tiny_battery.json" --out "$dtmp/sl2" --array 2 --device cuda:1
+grep -q -- '--device cuda:1$' "$dtmp/sl2/slurm/array.sbatch" && grep -q '^#SBATCH --gres=gpu:2$' "$dtmp/sl2/slurm/array.sbatch" ||
+  { echo "FAIL: slurm --device cuda:1: no --device or --gres=gpu:2"; cat "$dtmp/sl2/slurm/array.sbatch"; fail=1; }
+expect 2 "--device tpu: expected cpu, cuda or cuda:N" -- slurm --battery "$src/tests/suite/tiny_battery.json" --out "$dtmp/sl3" --array 2 --device tpu
+rm -rf "$dtmp"
 [ ! -e "$tmp/dev" ] || { echo "FAIL: a refused --device made the results directory $tmp/dev"; fail=1; }
 expect 2 "task option 'pairs' given twice" -- run --cell diag --task mqar --pairs 8 --task-opt pairs=4 --out "$tmp"
 expect 2 "--out is empty" -- run --cell diag --task mqar --out ""
