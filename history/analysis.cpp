@@ -623,6 +623,7 @@ rb::SeedOutcome seed_outcome(const Outcome& o) {
   s.lock_in_step = o.lock_in_step.value_or(-1);
   s.steps = o.lock_in_step.value_or(o.budget);
   s.train_fingerprint = o.train_fingerprint;
+  s.learning = o.learning;  // no curve here: the label recorded when the run was added
   return s;
 }
 

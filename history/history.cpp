@@ -17,6 +17,7 @@
 #include "core/json_io.h"
 #include "core/outcome.h"
 #include "history/sqlite.h"
+#include "judge/learning.h"
 
 namespace rb::history {
 namespace {
@@ -45,8 +46,11 @@ INSERT INTO meta(key, value) VALUES ('kind', 'recallbench.history');
 CREATE TABLE accepted(commit_hash TEXT NOT NULL REFERENCES commits(hash), config TEXT NOT NULL, reason TEXT NOT NULL,
                       PRIMARY KEY(commit_hash, config)) WITHOUT ROWID;
 )sql",
+    R"sql(
+ALTER TABLE outcomes ADD COLUMN learning TEXT;
+)sql",
 };
-static_assert(kSchemaVersion == 2, "add a migration to kMigrations with the new schema version");
+static_assert(kSchemaVersion == 3, "add a migration to kMigrations with the new schema version");
 
 const char* kRestoreHint = "nothing was written; rebuild the database from an export with `recallbench history import`";
 
@@ -219,7 +223,7 @@ IngestSummary History::ingest(const Batch& batch) {
 
   auto insert_outcome = db.prepare(
       "INSERT INTO outcomes(commit_hash, config, seed, locked_in, lock_in_step, budget, recall, best_recall, status, "
-      "state_size, architecture, eval_fingerprint, train_fingerprint) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+      "state_size, architecture, eval_fingerprint, train_fingerprint, learning) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
       "ON CONFLICT DO NOTHING");
   auto find_outcome = db.prepare(
       "SELECT locked_in, lock_in_step, budget, recall, state_size, architecture, eval_fingerprint, train_fingerprint "
@@ -230,7 +234,9 @@ IngestSummary History::ingest(const Batch& batch) {
     insert_outcome.bind(5, o.lock_in_step).bind(6, o.budget).bind(7, o.recall);
     if (o.best_recall) insert_outcome.bind(8, *o.best_recall);
     insert_outcome.bind(9, std::string(run_status_name(o.status))).bind(10, o.state_size).bind(11, o.architecture).bind(12, o.eval_fingerprint);
-    insert_outcome.bind(13, o.train_fingerprint).step();
+    insert_outcome.bind(13, o.train_fingerprint);
+    if (o.learning != Learning::kUnknown) insert_outcome.bind(14, std::string(learning_name(o.learning)));
+    insert_outcome.step();
     if (db.changes() == 1) {
       ++s.outcomes;
       continue;
@@ -344,7 +350,8 @@ std::vector<CommitInfo> History::commits() const {
 std::vector<Outcome> History::outcomes(const std::string& config) const {
   auto st = impl_->db.prepare(
       "SELECT commit_hash, config, seed, locked_in, lock_in_step, budget, recall, best_recall, status, state_size, "
-      "architecture, eval_fingerprint, train_fingerprint FROM outcomes " +
+      "architecture, eval_fingerprint, train_fingerprint, " +
+      std::string(impl_->opened_version >= 3 ? "learning" : "NULL") + " FROM outcomes " +
       std::string(config.empty() ? "" : "WHERE config = ? ") + "ORDER BY config, commit_hash, seed");
   if (!config.empty()) st.bind(1, config);
   std::vector<Outcome> out;
@@ -364,6 +371,10 @@ std::vector<Outcome> History::outcomes(const std::string& config) const {
     o.architecture = st.text(10);
     o.eval_fingerprint = st.text(11);
     o.train_fingerprint = st.text(12);
+    if (!st.is_null(13))
+      RB_CHECK_INPUT(parse_learning(st.text(13), &o.learning),
+                     "the history database holds an outcome with learning '" + st.text(13) +
+                         "', expected locked-in, plateaued, budget-limited or unknown");
     out.push_back(std::move(o));
   }
   return out;
@@ -421,6 +432,7 @@ void History::export_jsonl(std::ostream& out) const {
     if (!o.architecture.empty()) j["architecture"] = o.architecture;
     if (!o.eval_fingerprint.empty()) j["eval_fingerprint"] = o.eval_fingerprint;
     if (!o.train_fingerprint.empty()) j["train_fingerprint"] = o.train_fingerprint;
+    if (o.learning != Learning::kUnknown) j["learning"] = learning_name(o.learning);
     lines[o.commit].push_back(std::move(j));
   }
   {
@@ -561,6 +573,9 @@ Batch parse_jsonl(std::istream& in, const std::string& where_file) {
         }
         RB_CHECK_INPUT(j.value("status", json("ok")).is_string() && parse_run_status(j.value("status", "ok"), &o.status),
                        where + ": \"status\" must be \"ok\", \"diverged\" or \"error\"");
+        if (j.contains("learning") && !j.at("learning").is_null())
+          RB_CHECK_INPUT(j.at("learning").is_string() && parse_learning(j.at("learning").get<std::string>(), &o.learning),
+                         where + ": \"learning\" must be \"locked-in\", \"plateaued\", \"budget-limited\", \"unknown\" or null");
         if (j.contains("state_size") && !j.at("state_size").is_null()) {
           o.state_size = checked_integer(j.at("state_size"), where + ": state_size");
           RB_CHECK_INPUT(o.state_size >= 0, fmt::format("{}: state_size {} is negative", where, o.state_size));
@@ -618,6 +633,7 @@ Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit) {
   batch.commits.push_back(commit);
   for (const auto& cfg : runs.configs) {
     const int64_t budget = cfg.step_budget();
+    const judge::LearningSchedule schedule = judge::LearningSchedule::of(cfg);
     for (const auto& s : cfg.seeds) {
       Outcome o;
       o.commit = commit.hash;
@@ -633,6 +649,7 @@ Batch batch_from_runs(const rb::RunSet& runs, const CommitInfo& commit) {
       o.architecture = cfg.architecture;
       o.eval_fingerprint = cfg.eval_fingerprint;
       o.train_fingerprint = s.train_fingerprint;
+      o.learning = judge::diagnose_seed(s, schedule).label;  // from the curve (or the stored label)
       batch.outcomes.push_back(std::move(o));
     }
     rb::Config identity = cfg;

@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/outcome.h"
 #include "judge/speed_gate.h"
 #include "reports/results.h"
 
@@ -43,7 +44,7 @@ namespace rb::history {
 
 using json = nlohmann::json;
 
-inline constexpr int kSchemaVersion = 2;  // 2: accepted regressions (`history accept`)
+inline constexpr int kSchemaVersion = 3;  // 2: accepted regressions (`history accept`); 3: the learning label
 // Where the database is when neither --db nor RECALLBENCH_HISTORY says: relative to the current directory.
 inline constexpr const char* kDefaultDatabase = ".recallbench/history.sqlite";
 
@@ -73,6 +74,9 @@ struct Outcome {
   RunStatus status = RunStatus::kOk;
   int64_t state_size = 0;               // 0 when unknown
   std::string architecture, eval_fingerprint, train_fingerprint;
+  // How its learning ended (judge/learning.h, diagnosed from the run's curve when it was added): unknown for a
+  // row without one (an older database, an import without the field).
+  Learning learning = Learning::kUnknown;
 };
 
 struct Benchmark {

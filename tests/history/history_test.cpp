@@ -79,6 +79,51 @@ TEST(HistoryDb, IngestIsIdempotentAndRoundTrips) {
   fs::remove(copy_path);
 }
 
+// The learning label (issue 59): diagnosed from the run's curve when a results set is added, stored, exported
+// and imported, and read back into the outcomes a pooled baseline judges with; an older row reads as unknown.
+TEST(HistoryDb, TheLearningLabelIsAddedExportedAndImported) {
+  rb::RunSet runs;
+  runs.battery = "tiny";
+  rb::Config cfg;
+  cfg.key = "cfg";
+  cfg.cell = "diag";
+  cfg.task = "mqar";
+  cfg.set_train({{"steps", 1000}, {"eval_every", 25}, {"warmup", 0.05}});
+  for (int64_t s = 0; s < 3; ++s) {
+    rb::SeedOutcome o;
+    o.seed = s;
+    o.final_accuracy = o.best_accuracy = 0.3;
+    o.steps = 1000;
+    for (int64_t step = 25; step <= 1000; step += 25)  // seed 0 flat, seed 1 still rising; seed 2 no curve
+      if (s < 2) o.curve.push_back({step, s == 0 ? 0.3 : 0.05 + 0.5 * step / 1000.0, s == 0 ? 2.0 : 3.0 - 1.5 * step / 1000.0});
+    cfg.seeds.push_back(o);
+  }
+  runs.configs.push_back(cfg);
+  const Batch batch = batch_from_runs(runs, {"cccc3333", "", "2026-01-03T00:00:00Z", "main", "third", nullptr});
+  ASSERT_EQ(batch.outcomes.size(), 3u);
+  EXPECT_EQ(batch.outcomes[0].learning, rb::Learning::kPlateaued);
+  EXPECT_EQ(batch.outcomes[1].learning, rb::Learning::kBudgetLimited);
+  EXPECT_EQ(batch.outcomes[2].learning, rb::Learning::kUnknown);
+  const auto path = temp_db("learning");
+  History h(path.string(), History::Mode::kWrite);
+  h.ingest(batch);
+  const auto stored = h.outcomes("cfg");
+  ASSERT_EQ(stored.size(), 3u);
+  EXPECT_EQ(stored[1].learning, rb::Learning::kBudgetLimited);
+  const std::string text = dump(h);
+  EXPECT_NE(text.find("\"learning\":\"plateaued\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"learning\":\"budget-limited\""), std::string::npos) << text;
+  std::istringstream in(text);
+  const Batch parsed = parse_jsonl(in, "export");
+  EXPECT_EQ(parsed.outcomes[0].learning, rb::Learning::kPlateaued);
+  std::istringstream bad(R"({"recallbench_history": 3, "battery": "tiny"}
+{"commit": "dddd4444", "parent": null, "date": "2026-01-04T00:00:00Z", "subject": "x", "branch": "main"}
+{"commit": "dddd4444", "parent": null, "date": "2026-01-04T00:00:00Z", "config": "c", "seed": 0, "locked_in": false, "lock_in_step": null, "budget": 100, "recall": 0.1, "learning": "bored"}
+)");
+  EXPECT_THROW(parse_jsonl(bad, "bad"), UsageError);
+  fs::remove(path);
+}
+
 TEST(HistoryDb, ConflictsAndOtherBatteriesWriteNothing) {
   const auto path = temp_db("conflict");
   History h(path.string(), History::Mode::kWrite);
