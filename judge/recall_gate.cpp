@@ -741,6 +741,23 @@ int64_t adjust_unpaired(const std::vector<ConfigComparison*>& tested, const Gate
   return static_cast<int64_t>(drops.size());
 }
 
+// A pooled part on per-pair worsenings (> 0 worse): its sign test, the median as the effect, its one-sided
+// bound at alpha, and the improvement on the same scale.
+template <class Improvement>
+PrimaryPart median_part(PartKind kind, const std::vector<double>& worsening, double floor, double alpha,
+                        Improvement improvement) {
+  PrimaryPart part{kind};
+  part.worse = std::count_if(worsening.begin(), worsening.end(), [](double d) { return d > 0.0; });
+  const auto better = std::count_if(worsening.begin(), worsening.end(), [](double d) { return d < 0.0; });
+  part.p = stats::sign_test(part.worse, better).p_later;
+  part.pairs = part.worse + better;
+  part.effect = median_of(worsening);
+  part.bound = stats::median_upper_bound(worsening, alpha);
+  part.improvement = improvement(part.effect);
+  part.floor = floor;
+  return part;
+}
+
 // The battery's pooled test (BatteryTest) over the paired configs' primary pairs, after their own tests.
 void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested, const GateOptions& o, double level) {
   bt.level = level;
@@ -780,31 +797,13 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
     part.floor = o.min_lockin_drop;
     bt.parts.push_back(part);
   }
-  if (!ratios.empty()) {
-    PrimaryPart part{PartKind::kTime};
-    part.worse = std::count_if(ratios.begin(), ratios.end(), [](double r) { return r > 1.0; });
-    const auto sooner = std::count_if(ratios.begin(), ratios.end(), [](double r) { return r < 1.0; });
-    part.p = stats::sign_test(part.worse, sooner).p_later;
-    part.pairs = part.worse + sooner;
-    const double m = median_of(ratios);
-    part.effect = m - 1.0;
-    part.bound = stats::median_upper_bound(ratios, o.alpha) - 1.0;
-    part.improvement = m > 0.0 ? 1.0 / m - 1.0 : NAN;
-    part.floor = o.min_slowdown;
-    bt.parts.push_back(part);
-  }
-  if (!drops.empty()) {
-    PrimaryPart part{PartKind::kRecall};
-    part.worse = std::count_if(drops.begin(), drops.end(), [](double d) { return d > 0.0; });
-    const auto higher = std::count_if(drops.begin(), drops.end(), [](double d) { return d < 0.0; });
-    part.p = stats::sign_test(part.worse, higher).p_later;
-    part.pairs = part.worse + higher;
-    part.effect = median_of(drops);
-    part.bound = stats::median_upper_bound(drops, o.alpha);
-    part.improvement = -part.effect;
-    part.floor = o.min_recall_drop;
-    bt.parts.push_back(part);
-  }
+  // Time: the step ratio less 1; recall: the relative drop. Either way > 0 is worse.
+  for (auto& r : ratios) r -= 1.0;
+  if (!ratios.empty())
+    bt.parts.push_back(median_part(PartKind::kTime, ratios, o.min_slowdown, o.alpha,
+                                   [](double m) { return m > -1.0 ? 1.0 / (1.0 + m) - 1.0 : NAN; }));
+  if (!drops.empty())
+    bt.parts.push_back(median_part(PartKind::kRecall, drops, o.min_recall_drop, o.alpha, [](double m) { return -m; }));
   bool reaches = false, better_reaches = false;
   for (auto& part : bt.parts) {
     part.rejected = bt.rejected() && part.worse > 0;
