@@ -402,13 +402,22 @@ void add_battery_tests(std::vector<Entry>& entries, const std::vector<Series>& s
 
 // The family's tests and what was found: per test its raw p and minimum attainable p; Tarone's rule with
 // Bonferroni (stats/stats.h) over them all.
+// The battery's tests share one place in the family (a weighted Bonferroni): together they are one test, the
+// smallest of their p's times their number, so they cost each config's tests one test of alpha, not one per
+// battery test, and each battery test is judged at alpha / (K · battery tests).
 struct Detection {
-  std::vector<Entry> entries;
+  std::vector<Entry> entries;     // the series' tests, then the battery's (from first_battery on)
+  size_t first_battery = 0, battery_tests = 0;
   stats::ChangeTestOptions perm;  // the permutations used
-  stats::TaroneResult family;
-  bool rejected(size_t e, double alpha) const {
-    return family.in_family[e] && stats::significant(family.adjusted[e], alpha);
+  stats::TaroneResult family;     // over the series' tests and, last, the battery's one place
+  bool is_battery(size_t e) const { return e >= first_battery; }
+  bool in_family(size_t e) const { return family.in_family[is_battery(e) ? first_battery : e]; }
+  // Its test's weight in the family: 1, or the number of battery tests sharing the battery's place.
+  double weight(size_t e) const { return is_battery(e) ? static_cast<double>(battery_tests) : 1.0; }
+  double adjusted(size_t e) const {
+    return is_battery(e) ? std::min(1.0, static_cast<double>(family.family) * weight(e) * entries[e].p) : family.adjusted[e];
   }
+  bool rejected(size_t e, double alpha) const { return in_family(e) && stats::significant(adjusted(e), alpha); }
 };
 
 Detection detect(const std::vector<Series>& series, double alpha, stats::ChangeTestOptions perm) {
@@ -420,11 +429,21 @@ Detection detect(const std::vector<Series>& series, double alpha, stats::ChangeT
   Detection d;
   d.perm = perm;
   for (size_t s = 0; s < series.size(); ++s) add_tests(d.entries, s, series[s], perm);
+  d.first_battery = d.entries.size();
   add_battery_tests(d.entries, series);
+  d.battery_tests = d.entries.size() - d.first_battery;
   std::vector<double> p, min_p;
-  for (const auto& e : d.entries) {
-    p.push_back(e.p);
-    min_p.push_back(e.min_p);
+  for (size_t e = 0; e < d.first_battery; ++e) {
+    p.push_back(d.entries[e].p);
+    min_p.push_back(d.entries[e].min_p);
+  }
+  if (d.battery_tests > 0) {  // the battery's one place: Bonferroni inside it
+    double bp = 1.0, bmin = 1.0;
+    for (size_t e = d.first_battery; e < d.entries.size(); ++e)
+      bp = std::min(bp, d.entries[e].p), bmin = std::min(bmin, d.entries[e].min_p);
+    const double n = static_cast<double>(d.battery_tests);
+    p.push_back(std::min(1.0, n * bp));
+    min_p.push_back(std::min(1.0, n * bmin));
   }
   d.family = stats::tarone_bonferroni(p, min_p, alpha);
   return d;
@@ -487,14 +506,14 @@ void series_changes(Analysis& a, const Series& s, size_t si, const Detection& de
     for (size_t k = 0; k < splits.size(); ++k) {
       const auto pos = static_cast<size_t>(std::lower_bound(cuts.begin(), cuts.end(), splits[k].split) - cuts.begin());
       a.changes.push_back(make_change(s, a.commits, judge::ChangeKind::kStep, splits[k].split, cuts[pos - 1], cuts[pos + 1],
-                                      splits[k].p, k == 0 ? det.family.adjusted[e] : splits[k].p));
+                                      splits[k].p, k == 0 ? det.adjusted(e) : splits[k].p));
     }
   }
   if (stepped) return;
   for (size_t e = 0; e < det.entries.size(); ++e) {
     const Entry& t = det.entries[e];
     if (t.series != si || t.kind != judge::ChangeKind::kDrift || !det.rejected(e, alpha)) continue;
-    a.changes.push_back(make_change(s, a.commits, judge::ChangeKind::kDrift, t.at, t.lo, t.hi, t.p, det.family.adjusted[e]));
+    a.changes.push_back(make_change(s, a.commits, judge::ChangeKind::kDrift, t.at, t.lo, t.hi, t.p, det.adjusted(e)));
   }
 }
 
@@ -519,7 +538,7 @@ void battery_changes(Analysis& a, const std::vector<Series>& series, const Detec
       const Entry& t = det.entries[e];
       if (t.series != kBattery || t.kind != kind || !det.rejected(e, alpha)) continue;
       for (size_t m = 0; m < t.metric_p.size(); ++m) {
-        const double p_adj = std::min(1.0, k * t.metric_p[m]);
+        const double p_adj = std::min(1.0, k * det.weight(e) * t.metric_p[m]);
         if (!stats::significant(p_adj, alpha) || (kind == judge::ChangeKind::kDrift && stepped.count(m))) continue;
         if (kind == judge::ChangeKind::kStep) stepped.insert(m);
         Change c;
@@ -590,13 +609,14 @@ void find_changes(Analysis& a, const std::vector<Series>& series, const Analysis
   const Detection det = detect(series, options.alpha, options.permutation);
   a.tests = static_cast<int64_t>(det.entries.size());
   a.family = det.family.family;
+  a.battery_tests = static_cast<int64_t>(det.battery_tests);
   const double level = options.alpha / static_cast<double>(std::max<int64_t>(1, a.family));
   for (size_t e = 0; e < det.entries.size(); ++e) {
-    if (det.family.in_family[e]) continue;
+    if (det.in_family(e)) continue;
     const Entry& t = det.entries[e];
     if (t.series == kBattery) {
       a.undecided.push_back({kBatterySeries, battery_label(t), Metric::kLockIn, t.kind, t.design, battery_index(t, series),
-                             t.min_p, t.untied, needed_to_reach(t, level, det.perm)});
+                             t.min_p, t.untied, needed_to_reach(t, level / det.weight(e), det.perm)});
       continue;
     }
     const Series& s = series[t.series];
@@ -769,13 +789,15 @@ json analysis_json(const Analysis& a, const History& history, const AnalysisOpti
           {"alpha", options.alpha},
           {"tests", a.tests},
           {"family", a.family},
+          {"battery_tests", a.battery_tests},
           {"undecided", undecided},
           {"method",
            "per config, epochs: consecutive commits whose runs are bit-identical per seed are one observation. Where "
            "seeds recur across epochs: a paired step test at every epoch boundary (McNemar's exact test on lock-in, "
            "the sign test on which run locks in first, the signed-rank test on recall) and the oldest epoch against "
            "the newest, and the same paired tests pooled over the configs (the battery: at every commit where two or "
-           "more configs start a new epoch, and over each one's oldest and newest epoch); otherwise a step (best split: two-proportion z, log-rank, Mann-Whitney, mean log time on "
+           "more configs start a new epoch, and over each one's oldest and newest epoch; together one place of the family, "
+           "each at alpha/(K x battery tests)); otherwise a step (best split: two-proportion z, log-rank, Mann-Whitney, mean log time on "
            "kernel speed) and a drift (linear trend), by permuting whole epochs or commits, with binary segmentation "
            "below a step. Every test of the history in one family: Bonferroni at alpha/K over the K tests that can "
            "reach alpha/K (Tarone); the others are listed as undecided with what they would need"},

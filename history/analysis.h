@@ -73,6 +73,7 @@ struct Analysis {
   std::vector<Change> changes;  // most significant first
   int64_t tests = 0;            // tests run
   int64_t family = 0;           // K of Tarone's rule: the tests that can reach alpha / K, judged at alpha / K
+  int64_t battery_tests = 0;    // the battery's pooled tests: one place of the K, each judged at alpha / (K · these)
   // A test that cannot reach alpha / K with the data it has (it left the family): what it would need, as
   // untied pairs of seeds (design pairs) or groups (epochs or commits, design commits).
   struct Undecided {

@@ -115,6 +115,18 @@ struct History::Impl {
     return st.integer(0);
   }
 
+  // A migration that only adds a column the table already has (a database whose version number was set back
+  // by hand, or by a tool that copied a newer one's tables) is skipped: SQLite has no ADD COLUMN IF NOT EXISTS.
+  bool adds_existing_column(const std::string& migration) {
+    static const std::regex add(R"(^\s*ALTER TABLE (\w+) ADD COLUMN (\w+)[^;]*;\s*$)");
+    std::smatch m;
+    if (!std::regex_match(migration, m, add)) return false;
+    auto st = db.prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?");
+    st.bind(1, m[1].str()).bind(2, m[2].str());
+    st.step();
+    return st.integer(0) > 0;
+  }
+
   void check_kind() {
     auto st = db.prepare("SELECT value FROM meta WHERE key = 'kind'");
     if (!st.step() || st.text(0) != "recallbench.history")
@@ -141,7 +153,8 @@ struct History::Impl {
     if (v < kSchemaVersion && mode == Mode::kWrite) {
       Transaction tx(db);
       const int64_t now = version();  // another process may have migrated meanwhile
-      for (int64_t i = now; i < kSchemaVersion; ++i) db.exec(kMigrations[static_cast<size_t>(i)]);
+      for (int64_t i = now; i < kSchemaVersion; ++i)
+        if (!adds_existing_column(kMigrations[static_cast<size_t>(i)])) db.exec(kMigrations[static_cast<size_t>(i)]);
       if (now < kSchemaVersion) {
         db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
         db.exec("INSERT OR IGNORE INTO meta(key, value) VALUES ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");

@@ -640,6 +640,7 @@ ClaimComparison compare_one_arm(const Claim& claim, const Config& a, double p0, 
       at.p = stats::binom_test(at.k_a, sa.n, p0, stats::Alternative::kLess).p_value;
       c.sensitivity.push_back(at);
     }
+    if (c.sensitivity.size() < 2) c.sensitivity.clear();  // one floor only (no chance known): nothing to compare
   }
   c.p_expected = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kLess).p_value;
   c.p_opposite = stats::binom_test(c.k_a, c.n_a, p0, stats::Alternative::kGreater).p_value;

@@ -636,6 +636,9 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   const auto n = static_cast<int64_t>(pairs.size());
   const int64_t per_look = o.stage_seeds > 0 ? o.stage_seeds : n;
   cc.stages_cap = o.stage_seeds > 0 ? std::max<int64_t>(1, o.max_stages) : 1;
+  cc.first_look_pairs = std::min(n, per_look);
+  for (int64_t i = 0; i < cc.first_look_pairs; ++i)
+    if (pairs[static_cast<size_t>(i)].part >= 0) ++(pairs[static_cast<size_t>(i)].worse ? cc.first_look_worse : cc.first_look_better);
   auto test = sequential_over_pairs(pairs, cc.parts.size(), per_look, cc.stages_cap, level, false, o);
   cc.sequential = std::move(test.sequential);
   cc.sign = test.sign;
@@ -766,21 +769,26 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
   for (const auto* cc : tested) {
     if (!cc->paired) continue;
     ++bt.configs;
-    bt.pairs += cc->pairs;
-    bt.worse += cc->sign.later;
-    bt.better += cc->sign.sooner;
+    bt.pairs += cc->first_look_pairs;
+    bt.worse += cc->first_look_worse;
+    bt.better += cc->first_look_better;
     const Config& b = cc->compared_baseline();
     const Config& c = cc->compared_current();
+    const auto used = static_cast<size_t>(cc->first_look_pairs);  // the shared seeds in seed order: the first look
     if (cc->endpoint == Endpoint::kTimeToLockIn) {
-      lost += cc->lost, gained += cc->gained, time_configs_pairs += cc->pairs;
-      for (size_t i = 0; i < b.seeds.size() && i < c.seeds.size(); ++i)
+      time_configs_pairs += cc->first_look_pairs;
+      for (size_t i = 0; i < used && i < b.seeds.size() && i < c.seeds.size(); ++i) {
+        const bool base_locked = b.seeds[i].locked_in(), cur_locked = c.seeds[i].locked_in();
+        if (base_locked != cur_locked) (base_locked ? lost : gained) += 1;
+      }
+      for (size_t i = 0; i < used && i < b.seeds.size() && i < c.seeds.size(); ++i)
         if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
           ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
     } else {
       std::vector<double> base;
       for (const auto& seed : b.seeds) base.push_back(seed.final_accuracy);
       const double scale = median_of(base), unit = scale > 0.0 ? scale : 1.0;
-      for (size_t i = 0; i < b.seeds.size() && i < c.seeds.size(); ++i)
+      for (size_t i = 0; i < used && i < b.seeds.size() && i < c.seeds.size(); ++i)
         drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
     }
   }
@@ -826,8 +834,9 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
 // min(1, configs × p)). Judges every tested config.
 void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o, BatteryTest& battery) {
   const auto paired = std::count_if(tested.begin(), tested.end(), [](const ConfigComparison* cc) { return cc->paired; });
-  battery.tested = paired >= 2 && o.stage_seeds == 0;
-  if (!battery.tested) battery.why_not = paired < 2 ? "fewer than two paired configs" : "the sequential rule";
+  battery.tested = paired >= 2;
+  if (!battery.tested) battery.why_not = "fewer than two paired configs";
+  battery.first_look_only = o.stage_seeds > 0;
   const size_t family = tested.size() + (battery.tested ? 1 : 0);
   const double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));
   std::vector<TestResult*> primary, better;

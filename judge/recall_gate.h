@@ -152,6 +152,9 @@ struct ConfigComparison {
   stats::SequentialResult sequential; // the looks (paired)
   std::vector<PrimaryPart> parts;     // paired: lock-in and time (time endpoint), or recall
   int64_t lost = 0, gained = 0;       // pairs whose baseline run locked in and current not, and the reverse
+  // The first look's pairs (all of them under one look): what the battery test pools, a fixed sample whatever
+  // the sequential rule does next (paired only).
+  int64_t first_look_pairs = 0, first_look_worse = 0, first_look_better = 0;
   int64_t stages_cap = 1;             // looks the rule allows
   TestResult primary{Test::kSequentialMinP, stats::Alternative::kGreater};       // H1: current worse
   TestResult primary_better{Test::kSequentialMinP, stats::Alternative::kLess};   // H1: current better (one look)
@@ -205,12 +208,14 @@ struct RecipePair {
 // pooled into one one-sided sign test, exact under the paired null (every untied pair of every config is
 // then a fair coin, independently). It is one more test of the primary family: with it every config's test
 // and this one are judged at alpha / (configs + 1) (Bonferroni). Computed when two or more tested configs
-// are paired, under one look (the sequential rule's looks are per config: the battery is not tested there).
+// are paired. Under the sequential rule it pools each config's first look (the first stage_seeds pairs: a
+// fixed sample, taken before any config's data decides whether it gets more seeds), so it is one test, once.
 // Its verdict follows the per-config rule: a regression when it rejects and a pooled part's one-sided upper
 // bound reaches that part's minimum effect, below the minimum effect when every bound is under it.
 struct BatteryTest {
   bool tested = false;
-  std::string why_not;          // when not tested: "fewer than two paired configs", "the sequential rule"
+  std::string why_not;          // when not tested: "fewer than two paired configs"
+  bool first_look_only = false; // the sequential rule: each config's first look pooled
   int64_t configs = 0;          // the paired configs pooled
   int64_t pairs = 0;            // their compared pairs
   int64_t worse = 0, better = 0;  // untied pairs, the current worse / better

@@ -418,18 +418,17 @@ json recipe_pairs_json(const std::vector<judge::RecipePair>& pairs) {
 }  // namespace
 
 std::string battery_text(const judge::BatteryTest& b) {
-  if (!b.tested)
-    return b.why_not == "the sequential rule" ? "battery: not tested under the sequential rule (its looks are per config)" : "";
+  if (!b.tested) return "";
   if (b.worse + b.better == 0)
     return fmt::format("battery: {}: {} paired configs pooled ({} pairs), every pair tied (at alpha/{} = {:.3g})",
                        judge::verdict_name(b.verdict), b.configs, b.pairs, b.family, b.level);
   std::string parts;
   for (const auto& part : b.parts) parts += "; " + part_text(part);
-  return fmt::format("battery: {}: {} paired configs pooled ({} pairs), {} of {} untied pairs worse, p = {:.3g} "
+  return fmt::format("battery: {}: {} paired configs pooled ({} pairs{}), {} of {} untied pairs worse, p = {:.3g} "
                      "(one-sided sign test stratified by config, at alpha/{} = {:.3g}, Bonferroni over the {} configs' "
                      "tests and this one{})",
-                     judge::verdict_name(b.verdict), b.configs, b.pairs, b.worse, b.worse + b.better, b.p, b.family,
-                     b.level, b.family - 1, parts);
+                     judge::verdict_name(b.verdict), b.configs, b.pairs, b.first_look_only ? ", each config's first look" : "",
+                     b.worse, b.worse + b.better, b.p, b.family, b.level, b.family - 1, parts);
 }
 
 json battery_json(const judge::BatteryTest& b) {
@@ -445,7 +444,7 @@ json battery_json(const judge::BatteryTest& b) {
                      {"effect", num(part.effect)}, {"bound", num(part.bound)}, {"floor", part.floor}});
   out.update({{"verdict", judge::verdict_name(b.verdict)}, {"configs", b.configs}, {"pairs", b.pairs},
               {"worse", b.worse}, {"better", b.better}, {"p", b.p}, {"p_better", b.p_better}, {"level", b.level},
-              {"family", b.family}, {"parts", parts}});
+              {"family", b.family}, {"first_look_only", b.first_look_only}, {"parts", parts}});
   return out;
 }
 

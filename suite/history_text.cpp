@@ -49,7 +49,10 @@ std::string changes_table(const Analysis& a) {
       fmt::format("{} commits, at most {} epochs per config; {} test{}: {} in the family, judged at alpha/{} "
                   "(Bonferroni over the tests that can reach it, Tarone){}",
                   a.commits.size(), epochs, a.tests, a.tests == 1 ? "" : "s", members == 0 ? "none" : std::to_string(members),
-                  a.family, left == 0 ? "" : fmt::format(", {} left it", left));
+                  a.family, left == 0 ? "" : fmt::format(", {} left it", left)) +
+      (a.battery_tests > 0 ? fmt::format("; the battery's {} pooled tests share one of the {} places, each at alpha/{}",
+                                         a.battery_tests, a.family, a.family * a.battery_tests)
+                           : "");
   if (a.changes.empty()) return fmt::format("no change found over {}\n", over) + undecided_text(a);
   std::string out = fmt::format("{:<8} {:<6} {:<19} {:<10} {:>12} {:>12} {:<16} {:>9}  {}\n", "metric", "kind",
                                 "commit", "", "before", "after", "effect", "p (adj.)", "config");

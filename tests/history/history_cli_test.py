@@ -222,7 +222,7 @@ try:
     check('"accepted"' not in export(v1), "a version-1 database exported an acceptance")
     run("history", "accept", "aaaa2222", "--reason", "r", "--db", v1, contains="accepted at aaaa2222")
     con = sqlite3.connect(v1)
-    check(con.execute("PRAGMA user_version").fetchone()[0] == 2, "accept did not migrate a version-1 database")
+    check(con.execute("PRAGMA user_version").fetchone()[0] == 3, "accept did not migrate a version-1 database (to 3)")
     con.close()
     run("history", "log", "--db", db, "--metric", "speedy", expect=2, contains="unknown metric")
     # Issue 28: an imported config document whose task is not a string labels the config without it.

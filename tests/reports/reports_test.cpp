@@ -219,10 +219,16 @@ TEST(Gate, TheBatteryTestPoolsEveryPairedConfigsPairs) {
   EXPECT_TRUE(same.battery.tested);
   EXPECT_EQ(same.battery.verdict, Verdict::kNoChange);
   EXPECT_EQ(same.verdict(), Verdict::kNoChange);
+  // The sequential rule: each config's first look (seeds 0-4 here: 5 later each) pooled, once.
   GateOptions sequential;
   sequential.stage_seeds = 5;
   sequential.max_stages = 2;
-  EXPECT_FALSE(compare(base, cur, sequential).battery.tested);
+  const Comparison seq = compare(base, cur, sequential);
+  ASSERT_TRUE(seq.battery.tested);
+  EXPECT_TRUE(seq.battery.first_look_only);
+  EXPECT_EQ(seq.battery.pairs, 20);
+  EXPECT_EQ(seq.battery.worse, 20);
+  EXPECT_EQ(seq.battery.better, 0);
 }
 
 TEST(Gate, UnchangedRerunPasses) {
