@@ -87,6 +87,11 @@ const char* claim_outcome_name(ClaimOutcome outcome) {
   return "?";
 }
 
+bool reproduced(ClaimOutcome outcome) {
+  return outcome == ClaimOutcome::kReproduced || outcome == ClaimOutcome::kReproducedOnProxy ||
+         outcome == ClaimOutcome::kReproducedOnSubset;
+}
+
 bool ClaimSide::matches(const Config& c) const {
   return c.cell == cell && c.task == task && subset_of(task_options, c.task_options) &&
          subset_of(model, c.model) && subset_of(train, c.train());
@@ -788,8 +793,7 @@ void mark_recordings(ClaimVerdict& v, const std::vector<ConfigPair>& pairs,
 void apply_premise(const Claim& claim, const std::vector<ClaimVerdict>& verdicts, ClaimVerdict& v) {
   for (const auto& p : verdicts)
     if (p.claim && p.claim->id == claim.premise) v.premise = ClaimPart{p.claim->id, p.verdict};
-  if (!v.premise || v.premise->verdict == ClaimOutcome::kReproduced ||
-      v.premise->verdict == ClaimOutcome::kReproducedOnProxy || v.premise->verdict == ClaimOutcome::kReproducedOnSubset)
+  if (!v.premise || reproduced(v.premise->verdict))
     return;
   v.verdict = v.premise->verdict == ClaimOutcome::kNotRun ? ClaimOutcome::kNotRun : ClaimOutcome::kNotInformative;
   v.reason = ClaimReason::kPremiseUnmet;
@@ -832,8 +836,7 @@ std::vector<ClaimVerdict> verify_claims(const ClaimSet& set, const std::vector<R
 
 int verify_exit_code(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.claim->gate && v.verdict != ClaimOutcome::kReproduced && v.verdict != ClaimOutcome::kReproducedOnProxy &&
-        v.verdict != ClaimOutcome::kReproducedOnSubset)
+    if (v.claim->gate && !reproduced(v.verdict))
       return 1;
   return 0;
 }

@@ -222,6 +222,8 @@ enum class ClaimOutcome {
 };
 // The verdict as `verify` writes it (text, JSON, pages): "not run", ..., "undecided".
 const char* claim_outcome_name(ClaimOutcome outcome);
+// Reproduced, on a proxy or on a subset: what meets a premise and passes a gated claim.
+bool reproduced(ClaimOutcome outcome);
 
 // Why a claim got its verdict, beyond the verdict itself.
 enum class ClaimReason {

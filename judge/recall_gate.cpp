@@ -540,6 +540,27 @@ double lock_in_drop_bound(int64_t lost, int64_t gained, int64_t pairs, double al
 
 double median_of(std::vector<double> x) { return x.empty() ? NAN : spread(x).median; }
 
+// Over the first n pairs of a paired config (its shared seeds, in seed order): the current over the baseline
+// lock-in step where both lock in (ties included: ratio 1).
+std::vector<double> step_ratios(const Config& b, const Config& c, size_t n) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < n && i < b.seeds.size() && i < c.seeds.size(); ++i)
+    if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
+      ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
+  return ratios;
+}
+
+// The same pairs' drops in final recall, relative to the baseline's median recall over them (absolute where
+// that median is 0: nothing can drop).
+std::vector<double> recall_drops(const Config& b, const Config& c, size_t n) {
+  std::vector<double> base, drops;
+  for (size_t i = 0; i < n && i < b.seeds.size(); ++i) base.push_back(b.seeds[i].final_accuracy);
+  const double scale = median_of(base), unit = scale > 0.0 ? scale : 1.0;
+  for (size_t i = 0; i < n && i < b.seeds.size() && i < c.seeds.size(); ++i)
+    drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
+  return drops;
+}
+
 // The effects of each part over the first `used` pairs, on the part's own scale, with the one-sided bounds.
 void measure_parts(ConfigComparison& cc, const std::vector<Pair>& pairs, int64_t used,
                    const stats::SequentialLook& look, const GateOptions& o) {
@@ -570,21 +591,14 @@ void measure_parts(ConfigComparison& cc, const std::vector<Pair>& pairs, int64_t
       part.improvement = -part.effect;
       part.floor = o.min_lockin_drop;
     } else if (part.kind == PartKind::kTime) {
-      std::vector<double> ratios;  // current / baseline steps where both lock in (ties included: ratio 1)
-      for (size_t i = 0; i < n; ++i)
-        if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
-          ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
+      const std::vector<double> ratios = step_ratios(b, c, n);
       const double m = median_of(ratios);
       part.effect = ratios.empty() ? NAN : m - 1.0;
       part.bound = ratios.empty() ? NAN : stats::median_upper_bound(ratios, o.alpha) - 1.0;
       part.improvement = ratios.empty() || m <= 0.0 ? NAN : 1.0 / m - 1.0;
       part.floor = o.min_slowdown;
     } else {
-      std::vector<double> base, drops;
-      for (size_t i = 0; i < n; ++i) base.push_back(b.seeds[i].final_accuracy);
-      const double scale = median_of(base);
-      const double unit = scale > 0.0 ? scale : 1.0;  // all-zero recall: absolute (nothing can drop)
-      for (size_t i = 0; i < n; ++i) drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
+      const std::vector<double> drops = recall_drops(b, c, n);
       part.effect = median_of(drops);
       part.bound = drops.empty() ? NAN : stats::median_upper_bound(drops, o.alpha);
       part.improvement = -part.effect;
@@ -781,15 +795,11 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
         const bool base_locked = b.seeds[i].locked_in(), cur_locked = c.seeds[i].locked_in();
         if (base_locked != cur_locked) (base_locked ? lost : gained) += 1;
       }
-      for (size_t i = 0; i < used && i < b.seeds.size() && i < c.seeds.size(); ++i)
-        if (b.seeds[i].locked_in() && c.seeds[i].locked_in() && b.seeds[i].lock_in_step > 0)
-          ratios.push_back(static_cast<double>(c.seeds[i].lock_in_step) / static_cast<double>(b.seeds[i].lock_in_step));
+      const auto r = step_ratios(b, c, used);
+      ratios.insert(ratios.end(), r.begin(), r.end());
     } else {
-      std::vector<double> base;
-      for (const auto& seed : b.seeds) base.push_back(seed.final_accuracy);
-      const double scale = median_of(base), unit = scale > 0.0 ? scale : 1.0;
-      for (size_t i = 0; i < used && i < b.seeds.size() && i < c.seeds.size(); ++i)
-        drops.push_back((b.seeds[i].final_accuracy - c.seeds[i].final_accuracy) / unit);
+      const auto d = recall_drops(b, c, used);
+      drops.insert(drops.end(), d.begin(), d.end());
     }
   }
   const auto sign = stats::sign_test(bt.worse, bt.better);
@@ -835,7 +845,6 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
 void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptions& o, BatteryTest& battery) {
   const auto paired = std::count_if(tested.begin(), tested.end(), [](const ConfigComparison* cc) { return cc->paired; });
   battery.tested = paired >= 2;
-  if (!battery.tested) battery.why_not = "fewer than two paired configs";
   battery.first_look_only = o.stage_seeds > 0;
   const size_t family = tested.size() + (battery.tested ? 1 : 0);
   const double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));

@@ -214,7 +214,6 @@ struct RecipePair {
 // bound reaches that part's minimum effect, below the minimum effect when every bound is under it.
 struct BatteryTest {
   bool tested = false;
-  std::string why_not;          // when not tested: "fewer than two paired configs"
   bool first_look_only = false; // the sequential rule: each config's first look pooled
   int64_t configs = 0;          // the paired configs pooled
   int64_t pairs = 0;            // their compared pairs

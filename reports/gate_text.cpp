@@ -435,7 +435,7 @@ json battery_json(const judge::BatteryTest& b) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json out = {{"tested", b.tested}};
   if (!b.tested) {
-    out["why_not"] = b.why_not;
+    out["why_not"] = "fewer than two paired configs";
     return out;
   }
   json parts = json::array();
