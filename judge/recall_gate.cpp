@@ -618,6 +618,8 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
   cc.endpoint = by_time ? Endpoint::kTimeToLockIn : Endpoint::kRecall;
   cc.primary_level = level;
   cc.parts.clear();
+  cc.lost = cc.gained = 0;
+  cc.first_look_pairs = cc.first_look_worse = cc.first_look_better = 0;
   if (!cc.paired) {  // seeds that do not pair: the unpaired test of the endpoint, one look
     cc.primary = by_time ? cc.slower : cc.recall_drop;
     cc.primary_better = by_time ? cc.faster : cc.recall_rise;
@@ -723,7 +725,13 @@ void plan_more_seeds(ConfigComparison& cc, const GateOptions& o) {
   cc.planning.from = from;
   cc.planning.to = to;
   if (std::fabs(to - from) > kEps) {
-    const auto plan = plan_seeds(std::max(from, to), std::min(from, to), o.target_power, cc.level_needed, o.max_seeds);
+    // Paired seeds: the sign test on the pairs where one side locks in (pairs drawn independently, a lower bound
+    // for seeds that share their draws); unpaired: Fisher on the counts.
+    const double hi = std::max(from, to), lo = std::min(from, to);
+    const auto plan = cc.paired ? stats::seeds_for_power_bisected(
+                                      [&](int64_t n) { return stats::sign_test_power(hi * (1.0 - lo), (1.0 - hi) * lo, n, cc.level_needed); },
+                                      o.target_power, o.max_seeds)
+                                : plan_seeds(hi, lo, o.target_power, cc.level_needed, o.max_seeds);
     cc.planning.seeds = plan.reached ? plan.n : 0;
     cc.planning.power = plan.power;
   }
@@ -846,17 +854,36 @@ void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptio
   const auto paired = std::count_if(tested.begin(), tested.end(), [](const ConfigComparison* cc) { return cc->paired; });
   battery.tested = paired >= 2;
   battery.first_look_only = o.stage_seeds > 0;
-  const size_t family = tested.size() + (battery.tested ? 1 : 0);
-  const double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));
-  std::vector<TestResult*> primary, better;
-  for (auto* cc : tested) {
-    primary_test(*cc, o, level);
-    primary.push_back(&cc->primary);
-    better.push_back(&cc->primary_better);
+  auto run_primary = [&](double level) {
+    for (auto* cc : tested) primary_test(*cc, o, level);
+  };
+  size_t family = tested.size() + (battery.tested ? 1 : 0);
+  double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));
+  run_primary(level);
+  if (battery.tested) {
+    int64_t untied = 0;
+    for (const auto* cc : tested)
+      if (cc->paired) untied += cc->first_look_worse + cc->first_look_better;
+    if (untied > 0 && !stats::significant(std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(untied, 60))), level)) {
+      battery = BatteryTest{};
+      battery.left_out = true;
+      battery.first_look_only = o.stage_seeds > 0;
+      battery.configs = paired;
+      battery.level = level;
+      battery.family = static_cast<int64_t>(family);
+      for (const auto* cc : tested)
+        if (cc->paired) battery.pairs += cc->first_look_pairs, battery.worse += cc->first_look_worse,
+            battery.better += cc->first_look_better;
+      family = tested.size();
+      level = o.alpha / static_cast<double>(family);
+      run_primary(level);
+    }
   }
-  adjust_family(primary, stats::AdjustMethod::kBonferroni);
-  adjust_family(better, stats::AdjustMethod::kBonferroni);
+  // Bonferroni over the whole family, the battery's place included: adjusted p = min(1, family x p).
+  const auto tests = static_cast<double>(std::max<size_t>(1, family));
   for (auto* cc : tested) {
+    cc->primary.p_adjusted = std::min(1.0, tests * cc->primary.p);
+    cc->primary_better.p_adjusted = std::min(1.0, tests * cc->primary_better.p);
     cc->level_needed = level;
     judge_primary(*cc, o);
   }

@@ -214,10 +214,14 @@ struct RecipePair {
 // bound reaches that part's minimum effect, below the minimum effect when every bound is under it.
 struct BatteryTest {
   bool tested = false;
+  // Two or more paired configs, but their untied first-look pairs (u) cannot reach alpha / (configs + 1) even all
+  // worse (2^-u above it): the battery takes no place in the family, so the configs keep alpha / configs. The
+  // untied count is the same under every sign flip of the pairs, so choosing the family on it keeps the level.
+  bool left_out = false;
   bool first_look_only = false; // the sequential rule: each config's first look pooled
   int64_t configs = 0;          // the paired configs pooled
   int64_t pairs = 0;            // their compared pairs
-  int64_t worse = 0, better = 0;  // untied pairs, the current worse / better
+  int64_t worse = 0, better = 0;  // untied pairs, the current worse / better (left_out: counted, not tested)
   double p = 1.0;               // one-sided sign test p (current worse)
   double p_better = 1.0;        // the other direction
   double level = 0.0;           // alpha / family

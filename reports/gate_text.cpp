@@ -186,12 +186,12 @@ std::string paired_reason(const ConfigComparison& cc, const GateOptions& o) {
                          cc.primary_better.p_adjusted, secondary);
     case Reason::kPairsCannotReach:
       return fmt::format("{}; {}; {} pairs cannot reach significance: even all of them worse gives p = 2^-{} > "
-                         "{:.3g} (alpha / {} configs)",
+                         "{:.3g} (alpha / {} tests)",
                          counts, test, cc.pairs, cc.pairs, cc.primary_level, o.alpha / cc.primary_level);
     case Reason::kUnpairedCannotReach: {  // no seed in common, and too few seeds for the unpaired endpoint test
       const Tally b = cc.baseline_tally(), c = cc.current_tally();
       return fmt::format("{}; {}; no seed in common, and {} vs {} seeds cannot reach significance: the smallest "
-                         "attainable one-sided p is {:.3g} > {:.3g} (alpha / {} configs)",
+                         "attainable one-sided p is {:.3g} > {:.3g} (alpha / {} tests)",
                          counts, test, b.n, c.n, cc.min_attainable_p, cc.primary_level, o.alpha / cc.primary_level);
     }
     case Reason::kPrimaryBelowSignificance:
@@ -418,6 +418,11 @@ json recipe_pairs_json(const std::vector<judge::RecipePair>& pairs) {
 }  // namespace
 
 std::string battery_text(const judge::BatteryTest& b) {
+  if (b.left_out)
+    return fmt::format("battery: not tested: {} paired configs pooled ({} pairs) have {} untied pairs, and even all of "
+                       "them worse gives p = 2^-{} > alpha/{} = {:.3g}, so the battery takes no place in the family "
+                       "and each config is judged at alpha/{}",
+                       b.configs, b.pairs, b.worse + b.better, b.worse + b.better, b.family, b.level, b.family - 1);
   if (!b.tested) return "";
   if (b.worse + b.better == 0)
     return fmt::format("battery: {}: {} paired configs pooled ({} pairs), every pair tied (at alpha/{} = {:.3g})",
@@ -434,6 +439,11 @@ std::string battery_text(const judge::BatteryTest& b) {
 json battery_json(const judge::BatteryTest& b) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json out = {{"tested", b.tested}};
+  if (b.left_out) {
+    out.update({{"why_not", "its untied pairs cannot reach its level"}, {"configs", b.configs}, {"pairs", b.pairs},
+                {"untied", b.worse + b.better}, {"level", b.level}, {"family", b.family}});
+    return out;
+  }
   if (!b.tested) {
     out["why_not"] = "fewer than two paired configs";
     return out;

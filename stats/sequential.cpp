@@ -52,6 +52,27 @@ SignTestResult sign_test(int64_t later, int64_t sooner, int64_t ties) {
   return r;
 }
 
+double sign_test_power(double p_worse, double p_better, int64_t pairs, double alpha) {
+  RB_CHECK_INPUT(p_worse >= 0.0 && p_better >= 0.0 && p_worse + p_better <= 1.0 + 1e-12,
+                 fmt::format("sign test power: got P(worse) {} and P(better) {}, expected probabilities summing to at "
+                             "most 1", p_worse, p_better));
+  RB_CHECK_INPUT(pairs >= 0, fmt::format("sign test power: got {} pairs, expected >= 0", pairs));
+  const double untied = std::min(1.0, p_worse + p_better);
+  if (pairs == 0 || untied <= 0.0) return 0.0;
+  const boost::math::binomial_distribution<double> d_of(static_cast<double>(pairs), untied);
+  const double share = p_worse / untied;
+  double power = 0.0;
+  int64_t w = 1;  // the fewest worse of d untied pairs the test rejects on: never fewer as d grows
+  for (int64_t d = 1; d <= pairs; ++d) {
+    while (w <= d && !significant(upper_tail_half(w, d), alpha)) ++w;
+    if (w > d) continue;
+    const boost::math::binomial_distribution<double> w_of(static_cast<double>(d), share);
+    const double tail = boost::math::cdf(boost::math::complement(w_of, static_cast<double>(w - 1)));
+    power += boost::math::pdf(d_of, static_cast<double>(d)) * tail;
+  }
+  return std::min(1.0, power);
+}
+
 SignTestResult paired_sign_test(const std::vector<std::pair<SurvivalObservation, SurvivalObservation>>& pairs) {
   int64_t later = 0, sooner = 0, ties = 0;
   for (const auto& [a, b] : pairs) {

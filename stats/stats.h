@@ -387,6 +387,10 @@ struct SignTestResult {
   double p_later = 1.0, p_sooner = 1.0;
 };
 SignTestResult sign_test(int64_t later, int64_t sooner, int64_t ties = 0);
+// Exact power of the one-sided sign test at `alpha` over `pairs` independent pairs, each worse with probability
+// p_worse, better with p_better, else tied: P(p_later <= alpha), summed over the untied count. Example: lock-in
+// 1.0 -> 0.0 (every pair worse) over 7 pairs at 0.0125 gives 1 (2^-7 = 0.0078); over 6 pairs, 0 (2^-6 = 0.0156).
+double sign_test_power(double p_worse, double p_better, int64_t pairs, double alpha);
 SignTestResult paired_sign_test(const std::vector<std::pair<SurvivalObservation, SurvivalObservation>>& pairs);
 
 // Two-sided exact sign test: min(1, 2 min(p_later, p_sooner)); its minimum attainable p over the

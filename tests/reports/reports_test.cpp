@@ -2,6 +2,7 @@
 // three report formats. Planted configs are built in memory; run documents follow the trainer's schema.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -229,6 +230,46 @@ TEST(Gate, TheBatteryTestPoolsEveryPairedConfigsPairs) {
   EXPECT_EQ(seq.battery.pairs, 20);
   EXPECT_EQ(seq.battery.worse, 20);
   EXPECT_EQ(seq.battery.better, 0);
+}
+
+// A battery whose untied pairs cannot reach alpha / (configs + 1) takes no place in the family (issue 61, CI's
+// browser check): diag+conv 6/6 -> 0/6 beside two configs whose pairs all tie pools to 6 untied pairs, 2^-6 =
+// 0.0156 > alpha / 4, so each config is judged at alpha / 3 and the 6 of 6 lost is a regression (2^-6 < 0.0167),
+// the adjusted p 3 x p. With a seventh untied pair the battery joins (2^-7 < 0.0125), the configs are at
+// alpha / 4 and 6 pairs cannot reach it; the seed advice then names the 7 pairs the sign test needs, not Fisher's
+// 5 unpaired seeds.
+TEST(Gate, ABatteryThatCannotReachItsLevelTakesNoPlace) {
+  std::vector<Config> base = {planted("a", "diag+conv", 6, 6), planted("b", "diag", 3, 6), planted("c", "rank1", 5, 6)};
+  std::vector<Config> cur = {planted("a", "diag+conv", 0, 6), base[1], base[2]};
+  for (auto* side : {&base, &cur})
+    for (auto& c : *side)
+      for (auto& o : c.seeds) o.train_fingerprint.clear();
+  const Comparison c = compare(base, cur);
+  EXPECT_FALSE(c.battery.tested);
+  EXPECT_TRUE(c.battery.left_out);
+  EXPECT_EQ(c.battery.worse + c.battery.better, 6);
+  EXPECT_EQ(c.tests, 3);
+  const auto& dc = c.configs.front();
+  EXPECT_EQ(dc.verdict, Verdict::kRegression) << dc.key;
+  EXPECT_DOUBLE_EQ(dc.primary_level, 0.05 / 3);
+  EXPECT_NEAR(dc.primary.p_adjusted, 3.0 / 64.0, 1e-12);
+  EXPECT_NE(comparison_text(c, "base.json").find("battery: not tested: 3 paired configs pooled (18 pairs) have 6 untied"),
+            std::string::npos);
+  EXPECT_EQ(comparison_to_json(c).at("battery").at("untied"), 6);
+  // One more untied pair (rank1's seed 5 locks in now): the battery joins, the configs drop to alpha / 4.
+  cur[2] = planted("c", "rank1", 6, 6);
+  for (auto& o : cur[2].seeds) o.train_fingerprint.clear();
+  const Comparison joined = compare(base, cur);
+  EXPECT_TRUE(joined.battery.tested);
+  EXPECT_FALSE(joined.battery.left_out);
+  EXPECT_EQ(joined.tests, 4);
+  const auto it = std::find_if(joined.configs.begin(), joined.configs.end(),
+                               [](const ConfigComparison& cc) { return cc.key == "a"; });
+  ASSERT_NE(it, joined.configs.end());
+  EXPECT_EQ(it->verdict, Verdict::kInconclusive);
+  EXPECT_EQ(it->reason, Reason::kPairsCannotReach);
+  EXPECT_GE(it->planning.seeds, 7);  // 2^-7 <= 0.0125: the fewest pairs that can reach alpha / 4
+  EXPECT_NE(gate_reason(*it, joined.options).find("(alpha / 4 tests)"), std::string::npos) << gate_reason(*it, joined.options);
 }
 
 TEST(Gate, UnchangedRerunPasses) {

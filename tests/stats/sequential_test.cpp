@@ -1,6 +1,7 @@
 // The paired sign test and the group-sequential sign test (stats/sequential.cpp): published values, the
 // issue's figures, and the sequential rule's false-alarm rate and power by simulation (issue 25).
 #include <array>
+#include <tuple>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -291,6 +292,27 @@ TEST(MedianBound, OrderStatisticOfTheInvertedSignTest) {
   EXPECT_EQ(median_upper_bound(x, 0.05), 9.0);
   EXPECT_EQ(median_upper_bound({1, 2, 3}, 0.05), std::numeric_limits<double>::infinity());  // 3 values: < 0.95
   EXPECT_EQ(median_upper_bound({}, 0.05), std::numeric_limits<double>::infinity());
+}
+
+
+// The sign test's power against every outcome of n independent pairs, enumerated (worse w, better b, tied the
+// rest: trinomial), and its edges: every pair worse reaches 0.0125 at 7 pairs (2^-7) and not at 6 (2^-6).
+TEST(SignTest, PowerMatchesEnumeratingEveryOutcome) {
+  EXPECT_DOUBLE_EQ(sign_test_power(1.0, 0.0, 7, 0.0125), 1.0);
+  EXPECT_DOUBLE_EQ(sign_test_power(1.0, 0.0, 6, 0.0125), 0.0);
+  EXPECT_DOUBLE_EQ(sign_test_power(0.0, 0.0, 10, 0.05), 0.0);
+  for (const auto& [pw, pb, n, alpha] : {std::tuple{0.56, 0.06, 12, 0.0125}, std::tuple{0.3, 0.1, 15, 0.05},
+                                         std::tuple{0.2, 0.2, 9, 0.05}}) {
+    double expect = 0.0;
+    for (int w = 0; w <= n; ++w)
+      for (int b = 0; w + b <= n; ++b) {
+        const double ways = std::tgamma(n + 1.0) / (std::tgamma(w + 1.0) * std::tgamma(b + 1.0) * std::tgamma(n - w - b + 1.0));
+        const double pr = ways * std::pow(pw, w) * std::pow(pb, b) * std::pow(1.0 - pw - pb, n - w - b);
+        if (w + b > 0 && significant(sign_test(w, b).p_later, alpha)) expect += pr;
+      }
+    EXPECT_NEAR(sign_test_power(pw, pb, n, alpha), expect, 1e-12) << pw << " " << pb << " " << n;
+  }
+  EXPECT_THROW(sign_test_power(0.7, 0.5, 10, 0.05), UsageError);
 }
 
 }  // namespace
