@@ -47,14 +47,26 @@ bool counts_locks(const Claim& claim, const ClaimComparison& c) {
   return claim.statistic == Statistic::kFisher || c.on_lock_in;
 }
 
-std::string floor_reason(const Claim& claim, const ClaimComparison& c) {
-  if (counts_locks(claim, c)) return "floor: no seed of either arm locks in";
+// Where the floor's runs carry learning labels (stored with curves): what they were doing when the budget
+// ended, so a reader sees the floor is not the schedule's (a budget-limited floor is its own reason).
+std::string floor_learning(const Claim& claim, const ClaimComparison& c) {
+  auto known = [](const judge::ConfigLearning& l) { return l.plateaued + l.budget_limited > l.unknown; };
+  if (!known(c.learning_a) && (claim.one_arm() || !known(c.learning_b))) return "";
   if (claim.one_arm())
-    return fmt::format("floor: no seed learns (best accuracy < {:.2f})", c.floor);
+    return fmt::format("; when the budget ended: {} (the floor is not the schedule's)", learning_text(c.learning_a));
+  return fmt::format("; when the budget ended: a {}, b {} (the floor is not the schedule's)",
+                     learning_text(c.learning_a), learning_text(c.learning_b));
+}
+
+std::string floor_reason(const Claim& claim, const ClaimComparison& c) {
+  const std::string learning = floor_learning(claim, c);
+  if (counts_locks(claim, c)) return "floor: no seed of either arm locks in" + learning;
+  if (claim.one_arm())
+    return fmt::format("floor: no seed learns (best accuracy < {:.2f}){}", c.floor, learning);
   return fmt::format(
       "floor: most seeds of both arms never learn ({}/{} and {}/{} stay below recall {:.2f}) and none locks in, "
-      "so their recalls compare failures",
-      c.failed_a, c.n_a, c.failed_b, c.n_b, c.floor);
+      "so their recalls compare failures{}",
+      c.failed_a, c.n_a, c.failed_b, c.n_b, c.floor, learning);
 }
 
 std::string ceiling_reason(const Claim& claim, const ClaimComparison& c) {

@@ -244,6 +244,14 @@ TEST(Verify, AFloorOfBudgetLimitedRunsIsNotInformativeBudgetLimited) {
   const ClaimVerdict flat =
       verdict_of(lock, {with_curves(planted("x+conv", 0, 10), false), with_curves(planted("x", 0, 10), false)});
   EXPECT_EQ(flat.comparisons.at(0).reason, judge::DepthReason::kFloor);
+  // A floor of labelled runs says what they were doing; one stored without curves says nothing of it.
+  EXPECT_NE(claim_note(flat).find("when the budget ended: a plateaued 10, b plateaued 10 (the floor is not the "
+                                  "schedule's)"),
+            std::string::npos)
+      << claim_note(flat);
+  const ClaimVerdict stored = verdict_of(lock, {planted("x+conv", 0, 10), planted("x", 0, 10)});
+  EXPECT_EQ(stored.comparisons.at(0).reason, judge::DepthReason::kFloor);
+  EXPECT_EQ(claim_note(stored).find("when the budget ended"), std::string::npos) << claim_note(stored);
 }
 
 TEST(Verify, TwoSidedClaim) {

@@ -119,8 +119,11 @@ TEST(Leaderboard, APointWhoseReferenceFailsIsNotRanked) {
     const bool eight = t.label.find("pairs:8") != std::string::npos;
     EXPECT_EQ(t.ranked(), !eight) << t.label;
     EXPECT_EQ(t.reference_k, eight ? 7 : 8);
-    for (const auto& p : t.placings)
-      if (eight) EXPECT_FALSE(p.top) << p.cell;
+    for (const auto& p : t.placings) {
+      if (eight) {
+        EXPECT_FALSE(p.top) << p.cell;
+      }
+    }
   }
   EXPECT_EQ(st.separating, 1);
   EXPECT_EQ(overall(st, "a").top_count, 1);
