@@ -506,6 +506,46 @@ void cap_negative_on_proxy(const Claim& claim, ClaimVerdict& v) {
   v.reason = ClaimReason::kProxyNegative;
 }
 
+// An arm that was still learning: most of its seeds did not lock in, and most of those were budget-limited.
+bool still_learning(const ConfigLearning& l, int64_t n) {
+  return l.budget_limited_config() && 2 * l.not_locked_in > n;
+}
+
+// A verdict that rests on an arm not doing better says nothing where that arm was still learning when its
+// budget ended: "a no better than b" (reproduced not-greater), a tie, or "a does not beat b" (contradicted or
+// claimed size not reproduced, greater) may be the schedule's. Capped to not informative (budget-limited), as a
+// proxy caps a negative verdict; a verdict resting on an arm doing better (a reproduced greater claim, a
+// contradicted tie) stands. Two-arm claims, at their informative depths.
+void cap_on_budget(const Claim& claim, ClaimVerdict& v) {
+  if (claim.one_arm() || claim.observation || (v.reason != ClaimReason::kTested && v.reason != ClaimReason::kUnderpowered))
+    return;
+  const bool reproduced = v.verdict == ClaimOutcome::kReproduced || v.verdict == ClaimOutcome::kReproducedOnProxy;
+  const bool negative = v.verdict == ClaimOutcome::kContradicted || v.verdict == ClaimOutcome::kSizeNotReproduced;
+  bool rests_a = false, rests_b = false;  // the arms whose not doing better the verdict rests on
+  switch (claim.direction) {
+    case Direction::kGreater: rests_a = negative; break;
+    case Direction::kLess: rests_b = negative; break;
+    case Direction::kNotGreater: rests_a = reproduced; break;
+    case Direction::kNotLess: rests_b = reproduced; break;
+    case Direction::kNone: rests_a = rests_b = reproduced; break;
+  }
+  int64_t steps = 0;
+  bool capped = false;
+  for (const auto& c : v.comparisons) {
+    if (!c.informative()) continue;
+    if (rests_a && still_learning(c.learning_a, c.n_a))
+      capped = true, steps = std::max(steps, c.learning_a.suggested_steps);
+    if (rests_b && still_learning(c.learning_b, c.n_b))
+      capped = true, steps = std::max(steps, c.learning_b.suggested_steps);
+  }
+  if (!capped) return;
+  v.capped_from = v.verdict;
+  v.verdict = ClaimOutcome::kNotInformative;
+  v.reason = ClaimReason::kBudgetLimited;
+  v.suggested_steps = steps;
+  v.seeds_needed = 0;
+}
+
 // Claim::gap_side: whether this depth has a gap to explain, b significantly better than the gap side there
 // (one-sided, in the claim's statistic, at the depth's level); kNoGap where not, or where the gap side was not
 // run at this depth. `gap` holds (gap side, b) per depth.
@@ -573,6 +613,7 @@ ClaimVerdict judge_two_arm(const Claim& claim, const std::vector<ConfigPair>& pa
                                             alpha_each);
     }
     cap_negative_on_proxy(claim, v);
+    cap_on_budget(claim, v);
   }
   v.threshold_hangs = threshold_hangs(v, claim.alpha);
   return v;

@@ -238,6 +238,11 @@ enum class ClaimReason {
   // not informative: a negative verdict (capped_from: contradicted, claimed size not reproduced) on a proxy, a
   // setting the claim itself says is not the sentence's: a proxy caps a negative verdict as it caps "reproduced"
   kProxyNegative,
+  // not informative (budget-limited): a verdict that rests on an arm not doing better (a negative verdict of a
+  // greater or less claim, a reproduced tie or one-sided margin), where that arm was still learning when its
+  // budget ended (most of its seeds did not lock in, most of those budget-limited); capped_from keeps the tests'
+  // verdict, suggested_steps the pilot's budget
+  kBudgetLimited,
 };
 
 // An all-of claim's part: its id and its verdict.
@@ -254,7 +259,8 @@ struct ClaimVerdict {
   const Claim* claim = nullptr;
   ClaimOutcome verdict = ClaimOutcome::kNotRun;
   ClaimReason reason = ClaimReason::kNoResults;
-  std::optional<ClaimOutcome> capped_from;  // kProxyNegative: what the tests alone say
+  std::optional<ClaimOutcome> capped_from;  // kProxyNegative, kBudgetLimited: what the tests alone say
+  int64_t suggested_steps = 0;              // kBudgetLimited: the budget a pilot should try
   std::vector<ClaimComparison> comparisons;
   double power = 0.0;  // the smallest power over the informative depths
   // Undecided: the seeds per arm that reach kClaimPower (0 = not within the search).

@@ -250,6 +250,19 @@ std::string claim_note(const ClaimVerdict& v) {
                          "the sentence's (proxy: {}), so a negative verdict says nothing about the sentence; {}",
                          judge::claim_outcome_name(*v.capped_from), v.claim->proxy,
                          v.claim->one_arm() ? one_arm_note(v) : effect_note(v));
+    case ClaimReason::kBudgetLimited: {
+      std::string arms;
+      for (const auto& c : v.comparisons)
+        if (c.informative()) {
+          arms = fmt::format("a: {}; b: {}", learning_text(c.learning_a), learning_text(c.learning_b));
+          break;
+        }
+      return fmt::format("not informative (budget-limited): the tests alone say \"{}\", but that rests on an arm "
+                         "not doing better while it was still learning when its budget ended ({}), so it may be "
+                         "the schedule's; a pilot at {} steps would tell; {}",
+                         judge::claim_outcome_name(*v.capped_from), arms, v.suggested_steps,
+                         effect_note(v) + recordings_note(v));
+    }
     case ClaimReason::kTested:
     case ClaimReason::kUnderpowered:
     case ClaimReason::kObservation:
@@ -394,6 +407,7 @@ json verdicts_json(const ClaimSet& set, const std::vector<ClaimVerdict>& verdict
                                          : json(nullptr)},
                    {"verdict", judge::claim_outcome_name(v.verdict)},
                    {"capped_from", v.capped_from ? json(judge::claim_outcome_name(*v.capped_from)) : json(nullptr)},
+                   {"suggested_steps", v.suggested_steps > 0 ? json(v.suggested_steps) : json(nullptr)},
                    {"statistic", judge::statistic_name(v.claim->statistic)},
                    {"direction", direction_label(*v.claim)},
                    {"gate", v.claim->gate},

@@ -254,6 +254,44 @@ TEST(Verify, AFloorOfBudgetLimitedRunsIsNotInformativeBudgetLimited) {
   EXPECT_EQ(claim_note(stored).find("when the budget ended"), std::string::npos) << claim_note(stored);
 }
 
+// A verdict that rests on an arm not doing better, where that arm was still learning, is the schedule's (issue
+// 59): "a no better than b" reproduced with a budget-limited a, and "a beats b" contradicted with a budget-limited
+// a, are not informative (budget-limited), the tests' verdict kept; "a beats b" reproduced stands, and so does
+// the same "no better" verdict on flat curves.
+TEST(Verify, AVerdictRestingOnAnArmStillLearningIsNotInformative) {
+  const auto with_curves = [](Config c, bool rising) {
+    for (auto& s : c.seeds) {
+      if (s.locked_in()) continue;
+      s.curve.clear();
+      for (int64_t step = 25; step <= 1000; step += 25)
+        s.curve.push_back({step, rising ? 0.05 + 0.5 * step / 1000.0 : 0.1, rising ? 3.0 - 1.5 * step / 1000.0 : 2.0});
+    }
+    return c;
+  };
+  const json no_better = claim("no-better", "not-greater", {{"a", 0.5}, {"b", 0.2}});  // margin 0.3
+  const ClaimVerdict limited =
+      verdict_of(no_better, {with_curves(planted("x+conv", 1, 12), true), with_curves(planted("x", 10, 12), false)});
+  EXPECT_EQ(limited.verdict, ClaimOutcome::kNotInformative) << claim_note(limited);
+  EXPECT_EQ(limited.reason, judge::ClaimReason::kBudgetLimited);
+  ASSERT_TRUE(limited.capped_from.has_value());
+  EXPECT_EQ(*limited.capped_from, ClaimOutcome::kReproduced);
+  EXPECT_EQ(limited.suggested_steps, 2000);
+  EXPECT_NE(claim_note(limited).find("not informative (budget-limited): the tests alone say \"reproduced\""),
+            std::string::npos)
+      << claim_note(limited);
+  const ClaimVerdict flat =
+      verdict_of(no_better, {with_curves(planted("x+conv", 1, 12), false), with_curves(planted("x", 10, 12), false)});
+  EXPECT_EQ(flat.verdict, ClaimOutcome::kReproduced) << claim_note(flat);
+  const json beats = claim("beats", "greater", {{"a", 0.7}, {"b", 0.1}});
+  const ClaimVerdict lost =
+      verdict_of(beats, {with_curves(planted("x+conv", 0, 10), true), with_curves(planted("x", 7, 10), false)});
+  EXPECT_EQ(lost.verdict, ClaimOutcome::kNotInformative) << claim_note(lost);
+  EXPECT_EQ(*lost.capped_from, ClaimOutcome::kContradicted);
+  const ClaimVerdict won =
+      verdict_of(beats, {with_curves(planted("x+conv", 8, 10), false), with_curves(planted("x", 0, 10), true)});
+  EXPECT_EQ(won.verdict, ClaimOutcome::kReproduced) << claim_note(won);
+}
+
 TEST(Verify, TwoSidedClaim) {
   // The preprint's 7/10 vs 1/10 at p = 0.02, two-sided Fisher: reproduced at alpha 0.05 two-sided.
   json c = claim("lottery", "greater", {{"a", 0.7}, {"b", 0.1}});
