@@ -519,15 +519,15 @@ bool still_learning(const ConfigLearning& l, int64_t n) {
 void cap_on_budget(const Claim& claim, ClaimVerdict& v) {
   if (claim.one_arm() || claim.observation || (v.reason != ClaimReason::kTested && v.reason != ClaimReason::kUnderpowered))
     return;
-  const bool reproduced = v.verdict == ClaimOutcome::kReproduced || v.verdict == ClaimOutcome::kReproducedOnProxy;
+  const bool held = reproduced(v.verdict);
   const bool negative = v.verdict == ClaimOutcome::kContradicted || v.verdict == ClaimOutcome::kSizeNotReproduced;
   bool rests_a = false, rests_b = false;  // the arms whose not doing better the verdict rests on
   switch (claim.direction) {
     case Direction::kGreater: rests_a = negative; break;
     case Direction::kLess: rests_b = negative; break;
-    case Direction::kNotGreater: rests_a = reproduced; break;
-    case Direction::kNotLess: rests_b = reproduced; break;
-    case Direction::kNone: rests_a = rests_b = reproduced; break;
+    case Direction::kNotGreater: rests_a = held; break;
+    case Direction::kNotLess: rests_b = held; break;
+    case Direction::kNone: rests_a = rests_b = held; break;
   }
   int64_t steps = 0;
   bool capped = false;

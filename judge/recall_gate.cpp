@@ -540,6 +540,20 @@ double lock_in_drop_bound(int64_t lost, int64_t gained, int64_t pairs, double al
 
 double median_of(std::vector<double> x) { return x.empty() ? NAN : spread(x).median; }
 
+// The smallest one-sided sign-test p that n untied pairs can give: every one of them worse, 2^-n.
+double best_sign_p(int64_t n) { return std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(n, 60))); }
+
+// Each paired config's first-look pairs, pooled into the battery's counts.
+void pool_first_looks(BatteryTest& bt, const std::vector<ConfigComparison*>& tested) {
+  for (const auto* cc : tested) {
+    if (!cc->paired) continue;
+    ++bt.configs;
+    bt.pairs += cc->first_look_pairs;
+    bt.worse += cc->first_look_worse;
+    bt.better += cc->first_look_better;
+  }
+}
+
 // Over the first n pairs of a paired config (its shared seeds, in seed order): the current over the baseline
 // lock-in step where both lock in (ties included: ratio 1).
 std::vector<double> step_ratios(const Config& b, const Config& c, size_t n) {
@@ -672,7 +686,7 @@ void primary_test(ConfigComparison& cc, const GateOptions& o, double level) {
 // bound is under it. The unpaired tests are secondary: shown, not gated.
 void judge_primary(ConfigComparison& cc, const GateOptions& o) {
   const bool all_tied = cc.paired && cc.sign.later + cc.sign.sooner == 0;
-  const double best_paired_p = std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(cc.pairs, 60)));
+  const double best_paired_p = best_sign_p(cc.pairs);
   bool rejected_reaches_floor = false, point_worse = false, point_better = false;
   for (const auto& part : cc.parts) {
     rejected_reaches_floor = rejected_reaches_floor || (part.rejected && !(part.bound < part.floor - kEps));
@@ -788,12 +802,9 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
   bt.level = level;
   int64_t lost = 0, gained = 0, time_configs_pairs = 0;
   std::vector<double> ratios, drops;
+  pool_first_looks(bt, tested);
   for (const auto* cc : tested) {
     if (!cc->paired) continue;
-    ++bt.configs;
-    bt.pairs += cc->first_look_pairs;
-    bt.worse += cc->first_look_worse;
-    bt.better += cc->first_look_better;
     const Config& b = cc->compared_baseline();
     const Config& c = cc->compared_current();
     const auto used = static_cast<size_t>(cc->first_look_pairs);  // the shared seeds in seed order: the first look
@@ -841,7 +852,7 @@ void battery_test(BatteryTest& bt, const std::vector<ConfigComparison*>& tested,
     bt.verdict = reaches ? Verdict::kRegression : Verdict::kBelowMinimumEffect;
   else if (stats::significant(bt.p_better, level) && better_reaches)
     bt.verdict = Verdict::kImprovement;
-  else if (untied > 0 && !stats::significant(std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(untied, 60))), level))
+  else if (untied > 0 && !stats::significant(best_sign_p(untied), level))
     bt.verdict = Verdict::kInconclusive;
   else
     bt.verdict = Verdict::kNoChange;
@@ -861,19 +872,15 @@ void decide_paired(const std::vector<ConfigComparison*>& tested, const GateOptio
   double level = o.alpha / static_cast<double>(std::max<size_t>(1, family));
   run_primary(level);
   if (battery.tested) {
-    int64_t untied = 0;
-    for (const auto* cc : tested)
-      if (cc->paired) untied += cc->first_look_worse + cc->first_look_better;
-    if (untied > 0 && !stats::significant(std::ldexp(1.0, -static_cast<int>(std::min<int64_t>(untied, 60))), level)) {
-      battery = BatteryTest{};
+    BatteryTest pooled;
+    pool_first_looks(pooled, tested);
+    const int64_t untied = pooled.worse + pooled.better;
+    if (untied > 0 && !stats::significant(best_sign_p(untied), level)) {
+      battery = pooled;
       battery.left_out = true;
       battery.first_look_only = o.stage_seeds > 0;
-      battery.configs = paired;
       battery.level = level;
       battery.family = static_cast<int64_t>(family);
-      for (const auto* cc : tested)
-        if (cc->paired) battery.pairs += cc->first_look_pairs, battery.worse += cc->first_look_worse,
-            battery.better += cc->first_look_better;
       family = tested.size();
       level = o.alpha / static_cast<double>(family);
       run_primary(level);
