@@ -122,10 +122,13 @@ void read_test(Claim& c, const json& j, const std::string& w, const std::string&
                        kHint);
     c.direction = *direction;
   }
-  c.sided = j.value("sided", 1);
+  // Compared as JSON, not converted first: a huge or fractional number must be refused, not cast.
+  const json sided = j.value("sided", json(1));
   if (one_arm && j.contains("sided"))
     throw UsageError(w + ": field 'sided' is for two-arm claims", kHint);
-  if (c.sided != 1 && c.sided != 2) throw UsageError(w + ": field 'sided' must be 1 or 2", kHint);
+  if (sided != json(1) && sided != json(2))
+    throw UsageError(w + ": field 'sided' got " + sided.dump() + ", expected 1 or 2", kHint);
+  c.sided = sided == json(2) ? 2 : 1;
   if (c.sided == 2 && (one_arm || c.equivalence()))
     throw UsageError(
         w + ": field 'sided': a two-sided test is for a directional claim (greater or less)",

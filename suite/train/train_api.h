@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cells/torch_threads.h"
 #include "core/run_document.h"
 #include "suite/spec.h"
 
@@ -57,8 +58,5 @@ std::string device_name(const std::string& device);
 // result says status "diverged" with a message.
 nlohmann::json train_run(const RunSpec& spec, const ProgressFn& progress, int threads = 1,
                          const std::string& device = kDefaultDevice);
-
-// Sets LibTorch's intra-op thread count for this process.
-void set_torch_threads(int threads);
 
 }  // namespace rb

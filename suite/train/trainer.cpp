@@ -203,14 +203,6 @@ std::string device_name(const std::string& device) {
   return gpu_name(d.index());
 }
 
-void set_torch_threads(int threads) {
-  torch::set_num_threads(threads);
-  // Debian's LibTorch does not pass the thread count on to OpenBLAS, whose own pool would otherwise
-  // spin on every core (measured: 2 cores busy, 40% system time, at "one thread").
-  using SetThreads = void (*)(int);
-  if (auto fn = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(threads);
-}
-
 // Refuses a cell that reads the future (cells/causality.h) at length T: once per cell, options, width and
 // length in a process (the planner resolves every seed of a config).
 static void require_causal(Cell& cell, const RunSpec& spec, int64_t length) {
@@ -227,14 +219,6 @@ static void require_causal(Cell& cell, const RunSpec& spec, int64_t length) {
   if (r.length == 0) {
     const bool training = cell.is_training();
     cell.eval();
-    // At one thread, as the trainer runs: a pool's split of a reduction can move an early output's rounding
-    // from call to call on a loaded machine (cells/causality.cpp), which is not a leak. Seen once in CI-like
-    // load (diag at length 16: 6.3e-5 against a limit of 1.8e-5 in each of 3 evaluations; 0 of 56 on retries).
-    struct OneThread {
-      int threads = torch::get_num_threads();
-      OneThread() { set_torch_threads(1); }
-      ~OneThread() { set_torch_threads(threads); }
-    } one_thread;
     r = check_causality([&](const torch::Tensor& x) { return cell.forward(x); }, length, spec.model.d_model);
     cell.train(training);
     std::lock_guard<std::mutex> lock(mu);

@@ -3,14 +3,16 @@
 // sizing, option errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
-
 #include <set>
+#include <stdexcept>
 
 #include "cells/catalog.h"
 #include "cells/causality.h"
 #include "cells/cell.h"
 #include "cells/conformance.h"
+#include "cells/torch_threads.h"
 #include "core/errors.h"
 
 namespace rb {
@@ -265,6 +267,25 @@ TEST(Causality, ALeakIsConfirmedByEvaluatingAgain) {
     return y;
   };
   EXPECT_TRUE(check_causality(mostly, 8, 4).causal);
+}
+
+// The check runs at one thread for every caller (the trainer, check-cell, a TorchScript cell's load), and the
+// caller's thread count is back when it returns, even when forward throws.
+TEST(Causality, RunsAtOneThreadAndRestoresTheCount) {
+  const int before = torch::get_num_threads();
+  set_torch_threads(2);
+  int seen = 0;
+  const auto watch = [&seen](const torch::Tensor& x) {
+    seen = std::max(seen, torch::get_num_threads());
+    return torch::cumsum(x, 1);
+  };
+  EXPECT_TRUE(check_causality(watch, 8, 4).causal);
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(torch::get_num_threads(), 2);
+  const auto throws = [](const torch::Tensor&) -> torch::Tensor { throw std::runtime_error("forward failed"); };
+  EXPECT_THROW(check_causality(throws, 8, 4), std::runtime_error);
+  EXPECT_EQ(torch::get_num_threads(), 2);
+  set_torch_threads(before);
 }
 
 }  // namespace

@@ -315,6 +315,15 @@ TEST(Verify, TwoSidedClaim) {
   json bad = claim("tie", "none", {{"a", 0.9}, {"b", 0.2}});
   bad["sided"] = 2;
   EXPECT_THROW(claims({bad}), UsageError);
+  // Not 1 or 2, however it is written: refused, never converted (ci/fuzz found 3.3e39 cast to int).
+  for (const json& odd : {json(3.33e39), json(1.5), json(-1), json(4294967297LL), json("2"), json(nullptr)}) {
+    json weird = c;
+    weird["sided"] = odd;
+    EXPECT_THROW(claims({weird}), UsageError) << odd.dump();
+  }
+  json as_float = c;
+  as_float["sided"] = 2.0;  // the same number as 2
+  EXPECT_EQ(verdict_of(as_float, {planted("x+conv", 7, 10), planted("x", 1, 10)}).verdict, ClaimOutcome::kReproduced);
 }
 
 TEST(Verify, DirectionReproducedSizeNot) {
