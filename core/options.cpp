@@ -25,7 +25,8 @@ OptionReader::OptionReader(std::string where, const nlohmann::json& given, nlohm
     };
     if (def.is_number_integer()) {
       if (value.is_number_integer()) *it = value.get<int64_t>();
-      else if (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>())
+      else if (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>() &&
+               std::fabs(value.get<double>()) < 9.2e18)  // a whole number an int64 holds: no cast out of range
         *it = static_cast<int64_t>(value.get<double>());
       else if (value.is_string()) {
         try {

@@ -36,6 +36,8 @@ TEST(OptionReader, UnknownOptionNamesTheValidOnes) {
 TEST(OptionReader, WrongTypesAreUsageErrors) {
   EXPECT_THROW(OptionReader("t", {{"pairs", "eight"}}, kDefaults), UsageError);
   EXPECT_THROW(OptionReader("t", {{"pairs", 2.5}}, kDefaults), UsageError);
+  EXPECT_THROW(OptionReader("t", {{"pairs", 3.33e39}}, kDefaults), UsageError);  // whole, but no int64 holds it
+  EXPECT_THROW(OptionReader("t", {{"pairs", -1e19}}, kDefaults), UsageError);
   EXPECT_THROW(OptionReader("t", {{"rate", "fast"}}, kDefaults), UsageError);
   EXPECT_THROW(OptionReader("t", {{"on", "maybe"}}, kDefaults), UsageError);
   EXPECT_THROW(OptionReader("t", {{"mode", 3}}, kDefaults), UsageError);
