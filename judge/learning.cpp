@@ -175,9 +175,23 @@ int64_t plateau_stop_step(const std::vector<CurvePoint>& curve, const LearningSc
   return -1;
 }
 
+// Whether the recipe's evaluation grid (every eval_every steps, and the last step) is too sparse for the rule
+// whatever the curve: the rule run on a flat curve on that grid says so. For seeds stored without curves.
+static bool grid_too_sparse(const Config& config, const LearningSchedule& schedule, const LearningRule& rule) {
+  const json& t = config.train();
+  const int64_t every = t.contains("eval_every") && t.at("eval_every").is_number_integer() ? t.at("eval_every").get<int64_t>() : 0;
+  if (every <= 0 || schedule.steps <= 0 || schedule.steps / every > 100000) return false;
+  std::vector<CurvePoint> grid;
+  for (int64_t step = every; step < schedule.steps + every; step += every)
+    grid.push_back({std::min(step, schedule.steps), 0.1, 2.0});
+  const LearningDiagnosis d = diagnose_learning(grid, schedule, false, true, false, rule);
+  return d.label == Learning::kUnknown && d.reason == LearningReason::kTooFewPoints;
+}
+
 ConfigLearning config_learning(const Config& config, const LearningRule& rule) {
   ConfigLearning c;
   const LearningSchedule schedule = LearningSchedule::of(config);
+  const bool sparse_grid = grid_too_sparse(config, schedule, rule);
   for (const auto& seed : config.seeds) {
     if (seed.locked_in() || !seed.ok()) continue;
     ++c.not_locked_in;
@@ -185,6 +199,9 @@ ConfigLearning config_learning(const Config& config, const LearningRule& rule) {
     if (d.label == Learning::kBudgetLimited) ++c.budget_limited;
     else if (d.label == Learning::kPlateaued) ++c.plateaued;
     else ++c.unknown;
+    if (d.label == Learning::kUnknown &&
+        (seed.curve.empty() ? sparse_grid : d.reason == LearningReason::kTooFewPoints))
+      ++c.too_few_points;
     if (seed.stopped) ++c.stopped;
   }
   if (c.budget_limited_config()) c.suggested_steps = 2 * schedule.steps;

@@ -114,6 +114,8 @@ struct ConfigLearning {
   int64_t budget_limited = 0;
   int64_t plateaued = 0;
   int64_t unknown = 0;
+  int64_t too_few_points = 0;  // of the unknown: evaluated too sparsely for the rule (its curve, or the recipe's
+                               // eval_every where it was stored without one)
   int64_t stopped = 0;         // plateaued seeds that plateau stopping ended
   int64_t suggested_steps = 0; // the budget a pilot should try (twice the recipe's), when budget-limited
   // Most of the seeds that did not lock in were still learning when the budget ended: more than half of

@@ -51,7 +51,16 @@ bool counts_locks(const Claim& claim, const ClaimComparison& c) {
 // ended, so a reader sees the floor is not the schedule's (a budget-limited floor is its own reason).
 std::string floor_learning(const Claim& claim, const ClaimComparison& c) {
   auto known = [](const judge::ConfigLearning& l) { return l.plateaued + l.budget_limited > l.unknown; };
-  if (!known(c.learning_a) && (claim.one_arm() || !known(c.learning_b))) return "";
+  if (!known(c.learning_a) && (claim.one_arm() || !known(c.learning_b))) {
+    // Evaluated too rarely for the rule (curves too sparse, or a recipe whose grid is): say the cause is not known.
+    const int64_t sparse = c.learning_a.too_few_points + (claim.one_arm() ? 0 : c.learning_b.too_few_points);
+    const int64_t failed = c.learning_a.not_locked_in + (claim.one_arm() ? 0 : c.learning_b.not_locked_in);
+    if (sparse == 0) return "";
+    return fmt::format("; when the budget ended: not diagnosed ({} of {} seeds were evaluated too rarely for the "
+                       "rule, which needs {} evaluations in the last third of the budget: evaluate more often), so "
+                       "whether the floor is the schedule's is not known",
+                       sparse, failed, 2 * judge::LearningRule{}.min_points);
+  }
   if (claim.one_arm())
     return fmt::format("; when the budget ended: {} (the floor is not the schedule's)", learning_text(c.learning_a));
   return fmt::format("; when the budget ended: a {}, b {} (the floor is not the schedule's)",

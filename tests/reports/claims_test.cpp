@@ -252,6 +252,19 @@ TEST(Verify, AFloorOfBudgetLimitedRunsIsNotInformativeBudgetLimited) {
   const ClaimVerdict stored = verdict_of(lock, {planted("x+conv", 0, 10), planted("x", 0, 10)});
   EXPECT_EQ(stored.comparisons.at(0).reason, judge::DepthReason::kFloor);
   EXPECT_EQ(claim_note(stored).find("when the budget ended"), std::string::npos) << claim_note(stored);
+  // Curves too sparse for the rule (an evaluation every 100 of 1000 steps: 3 in the last third) say so.
+  const auto sparse = [](Config c) {
+    for (auto& s : c.seeds) {
+      s.curve.clear();
+      for (int64_t step = 100; step <= 1000; step += 100) s.curve.push_back({step, 0.1, 2.0});
+    }
+    return c;
+  };
+  const ClaimVerdict undiagnosed = verdict_of(lock, {sparse(planted("x+conv", 0, 10)), sparse(planted("x", 0, 10))});
+  EXPECT_EQ(undiagnosed.comparisons.at(0).reason, judge::DepthReason::kFloor);
+  EXPECT_NE(claim_note(undiagnosed).find("not diagnosed (20 of 20 seeds were evaluated too rarely"),
+            std::string::npos)
+      << claim_note(undiagnosed);
 }
 
 // A verdict that rests on an arm not doing better, where that arm was still learning, is the schedule's (issue
