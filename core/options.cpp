@@ -1,8 +1,7 @@
 #include "core/options.h"
 
-#include <cmath>
-
 #include "core/errors.h"
+#include "core/json_io.h"
 
 namespace rb {
 
@@ -25,10 +24,13 @@ OptionReader::OptionReader(std::string where, const nlohmann::json& given, nlohm
     };
     if (def.is_number_integer()) {
       if (value.is_number_integer()) *it = value.get<int64_t>();
-      else if (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>() &&
-               std::fabs(value.get<double>()) < 9.2e18)  // a whole number an int64 holds: no cast out of range
-        *it = static_cast<int64_t>(value.get<double>());
-      else if (value.is_string()) {
+      else if (value.is_number_float()) {
+        try {
+          *it = checked_integer(value, key);  // a whole number an int64 holds: never a cast out of range
+        } catch (const UsageError&) {
+          throw bad_type("an integer");
+        }
+      } else if (value.is_string()) {
         try {
           size_t pos = 0;
           const int64_t v = std::stoll(value.get<std::string>(), &pos);
